@@ -1,0 +1,101 @@
+import os from 'node:os';
+import { z } from 'zod';
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+const url = (def: string) => z.url().default(def);
+
+/** Durations such as `7d`, `12h`, `30m`, `45s` or `1500ms`, parsed to milliseconds. */
+const duration = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((value, ctx) => {
+      const match = /^(\d+)(ms|s|m|h|d)$/.exec(value.trim());
+      if (!match) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration like 7d, 12h, 30m, 45s or 500ms' });
+        return z.NEVER;
+      }
+      const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
+      return Number(match[1]) * unit;
+    });
+
+const secretsKey = optionalString.refine(
+  (v) => v === undefined || Buffer.from(v, 'base64').length === 32,
+  'must be 32 bytes, base64-encoded',
+);
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+    PORT: int(3000, 0).pipe(z.number().max(65535)),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    DATABASE_POOL_MAX: int(10, 1),
+    TEMPORAL_ADDRESS: optionalString,
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('lead-enrichment'),
+    APP_ORIGINS: z
+      .string()
+      .default('http://localhost:5173')
+      .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.url())),
+    PUBLIC_ORIGIN: z.url().optional(),
+    SECRETS_KEY: secretsKey,
+    SIGNUP_CREDITS: int(0),
+    SESSION_TTL: duration('30d'),
+    BODY_LIMIT_BYTES: int(1_048_576, 1024),
+    SMTP_PROBE_PORT: int(25, 1).pipe(z.number().max(65535)),
+    SMTP_PROBE_HELO: z.string().min(1).default(os.hostname()),
+    SMTP_PROBE_FROM: optionalString,
+    SMTP_PROBE_TIMEOUT_MS: int(10_000, 1),
+    SMTP_PROBE_CONCURRENCY: int(100, 1),
+    SMTP_PROBE_PER_DOMAIN: int(2, 1),
+    SMTP_GREYLIST_DELAY_MS: int(5_000, 0),
+    DNS_SERVERS: optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined)),
+    VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
+    VERIFICATION_DECISION_TIMEOUT: duration('7d'),
+    ZEROBOUNCE_API_KEY: optionalString,
+    ZEROBOUNCE_BASE_URL: url('https://api.zerobounce.net'),
+    ZEROBOUNCE_BULK_BASE_URL: url('https://bulkapi.zerobounce.net'),
+    REACHER_BASE_URL: z.url().optional(),
+    REACHER_API_KEY: optionalString,
+    SEARCH_PROVIDER: z.enum(['serper', 'brave']).default('serper'),
+    SERPER_API_KEY: optionalString,
+    SERPER_BASE_URL: url('https://google.serper.dev'),
+    BRAVE_API_KEY: optionalString,
+    BRAVE_BASE_URL: url('https://api.search.brave.com'),
+    PDL_API_KEY: optionalString,
+    PDL_BASE_URL: url('https://api.peopledatalabs.com'),
+    HUNTER_API_KEY: optionalString,
+    HUNTER_BASE_URL: url('https://api.hunter.io'),
+    LUSHA_API_KEY: optionalString,
+    LUSHA_BASE_URL: url('https://api.lusha.com'),
+    ENRICHMENT_CACHE_DAYS: int(30),
+    SCRAPE_MAX_FILE_BYTES: int(10_485_760, 1),
+    SCRAPE_MAX_ROWS: int(50_000, 1),
+  })
+  .superRefine((c, ctx) => {
+    if (c.NODE_ENV === 'production' && !c.SECRETS_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production' });
+    }
+  });
+
+export type Config = z.infer<typeof schema> & { smtpProbeFrom: string };
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; the message names every offending variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  return { ...c, smtpProbeFrom: c.SMTP_PROBE_FROM ?? `verify@${c.SMTP_PROBE_HELO}` };
+}

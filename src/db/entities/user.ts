@@ -1,0 +1,17 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { createdAtProperty, idProperty } from './common.ts';
+import { Organization } from './organization.ts';
+
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'app_user',
+  properties: {
+    id: idProperty(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    email: p.string().length(254).unique(),
+    name: p.string().length(200).nullable(),
+    passwordHash: p.string().length(300).hidden(),
+    createdAt: createdAtProperty(),
+  },
+});
+export type IUser = InferEntity<typeof User>;

@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { entities } from './entities/index.ts';
+
+export const MIGRATIONS_PATH = path.join(import.meta.dirname, 'migrations');
+
+export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    // Requests and activities each fork their own EntityManager; the global one must never be used.
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    pool: { max: overrides.pool?.max ?? 10 },
+    migrations: {
+      path: MIGRATIONS_PATH,
+      pathTs: MIGRATIONS_PATH,
+      glob: '!(*.d).ts',
+      emit: 'ts',
+      snapshotName: '.snapshot',
+      snapshotOnMigrate: false,
+      silent: true,
+    },
+    ...overrides,
+  });
+}
+
+export type Orm = MikroORM;
+
+export function initOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, overrides));
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrateUp(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((m) => m.name);
+}

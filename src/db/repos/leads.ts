@@ -1,0 +1,75 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EmailResult, LeadSource } from '../../domain/lead.ts';
+import { notFound } from '../../http/errors.ts';
+import type { LeadInput } from '../../http/schemas/lead.ts';
+import { newId } from '../entities/common.ts';
+import { Lead } from '../entities/index.ts';
+import type { ILead } from '../entities/lead.ts';
+
+const INSERT_CHUNK = 1000;
+
+/** Native batch insert (no unit of work): imports of tens of thousands of rows stay fast and flat. */
+export async function insertLeads(
+  em: EntityManager,
+  organizationId: string,
+  listId: string,
+  inputs: LeadInput[],
+  source: LeadSource,
+): Promise<string[]> {
+  const now = new Date();
+  const rows = inputs.map((input) => ({
+    id: newId(),
+    organization: organizationId,
+    list: listId,
+    ...input,
+    emailStatus: null,
+    emailVerifiedAt: null,
+    source,
+    enrichedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await em.insertMany(Lead, rows.slice(i, i + INSERT_CHUNK));
+  }
+  return rows.map((r) => r.id);
+}
+
+export function findLeadsByIds(em: EntityManager, ids: string[]) {
+  return em.find(Lead, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
+}
+
+export async function getLead(em: EntityManager, organizationId: string, leadId: string): Promise<ILead> {
+  const lead = await em.findOne(Lead, { id: leadId, organization: organizationId });
+  if (!lead) throw notFound('Lead');
+  return lead;
+}
+
+export async function updateLead(em: EntityManager, lead: ILead, input: Partial<LeadInput>) {
+  for (const [key, value] of Object.entries(input) as Array<[keyof LeadInput, string | null | undefined]>) {
+    if (value !== undefined) lead[key] = value;
+  }
+  await em.flush();
+  return lead;
+}
+
+export async function deleteLead(em: EntityManager, lead: ILead) {
+  await em.nativeDelete(Lead, { id: lead.id });
+}
+
+export interface LeadFilter {
+  listId?: string;
+  emailStatus?: EmailResult;
+  email?: string;
+  phone?: string;
+}
+
+export async function pageLeads(em: EntityManager, organizationId: string, filter: LeadFilter, offset: number, limit: number) {
+  const where: FilterQuery<ILead> = { organization: organizationId };
+  if (filter.listId) where.list = filter.listId;
+  if (filter.emailStatus) where.emailStatus = filter.emailStatus;
+  if (filter.email) where.email = filter.email;
+  if (filter.phone) where.phone = filter.phone;
+  const [rows, total] = await em.findAndCount(Lead, where, { orderBy: { id: 'asc' }, offset, limit });
+  return { rows, total };
+}

@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../../http/errors.ts';
+import { List } from '../entities/index.ts';
+import type { IList } from '../entities/list.ts';
+
+export async function getList(em: EntityManager, organizationId: string, listId: string): Promise<IList> {
+  const list = await em.findOne(List, { id: listId, organization: organizationId });
+  if (!list) throw notFound('List');
+  return list;
+}
+
+export async function createList(em: EntityManager, organizationId: string, input: { name: string; description?: string | null }) {
+  const list = em.create(List, { organization: organizationId, name: input.name, description: input.description ?? null });
+  await em.flush();
+  return list;
+}
+
+export async function updateList(em: EntityManager, list: IList, input: { name?: string; description?: string | null }) {
+  if (input.name !== undefined) list.name = input.name;
+  if (input.description !== undefined) list.description = input.description ?? null;
+  await em.flush();
+  return list;
+}
+
+/** Leads go with their list (ON DELETE CASCADE). */
+export async function deleteList(em: EntityManager, list: IList) {
+  await em.nativeDelete(List, { id: list.id });
+}
+
+export async function pageLists(em: EntityManager, organizationId: string, offset: number, limit: number) {
+  const [rows, total] = await em.findAndCount(
+    List,
+    { organization: organizationId },
+    { orderBy: { id: 'desc' }, offset, limit },
+  );
+  return { rows, total };
+}
+
+/** Lead counts for a page of lists in one grouped query. */
+export async function leadCounts(em: EntityManager, listIds: string[]): Promise<Map<string, number>> {
+  if (listIds.length === 0) return new Map();
+  const rows = await em.execute<Array<{ list_id: string; n: string }>>(
+    `select list_id, count(*) as n from lead where list_id = any(?) group by list_id`,
+    [listIds],
+  );
+  return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
+}

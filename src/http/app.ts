@@ -1,0 +1,66 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { swaggerUI } from '@hono/swagger-ui';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import type { AppDeps, AppEnv } from './env.ts';
+import { ApiError } from './errors.ts';
+import { handleError } from './error-handler.ts';
+import { requireKnownContentType } from './middleware/content-type.ts';
+import { requestContext } from './middleware/request-context.ts';
+import { authRoutes } from './routes/auth.ts';
+import { healthRoutes } from './routes/health.ts';
+import { leadRoutes } from './routes/leads.ts';
+import { listRoutes } from './routes/lists.ts';
+
+const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
+
+export function createApp(deps: AppDeps) {
+  const app = new OpenAPIHono<AppEnv>();
+  const { config } = deps;
+
+  app.use('*', requestContext(deps));
+  app.use(
+    '/api/*',
+    cors({
+      origin: (origin) => (config.APP_ORIGINS.includes(origin) ? origin : null),
+      credentials: true,
+      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition'],
+      maxAge: 600,
+    }),
+  );
+  app.use('/api/*', requireKnownContentType);
+  // Uploads stream and enforce their own, larger limit; every other body is small JSON.
+  const jsonLimit = bodyLimit({
+    maxSize: config.BODY_LIMIT_BYTES,
+    onError: () => {
+      throw new ApiError('payload_too_large', `Request body is over ${config.BODY_LIMIT_BYTES} bytes`);
+    },
+  });
+  app.use('/api/*', (c, next) => (isMultipart(c.req.header('content-type')) ? next() : jsonLimit(c, next)));
+
+  app.route('/', healthRoutes);
+  app.route('/api/auth', authRoutes);
+  app.route('/api/lists', listRoutes);
+  app.route('/api/leads', leadRoutes);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'sid',
+    description: 'Session cookie set by /api/auth/login or /api/auth/signup',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Lead Enrichment API', version: '1.0.0', description: 'Lists, verification, scrape and enrichment.' },
+  });
+  app.get('/docs', swaggerUI({ url: '/openapi.json' }));
+
+  app.notFound((c) => c.json(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404));
+  app.onError(handleError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

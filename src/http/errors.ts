@@ -1,0 +1,80 @@
+import { z } from '@hono/zod-openapi';
+
+/** The closed set of error codes; the status of every error response derives from this one map. */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  forbidden: 403,
+  not_found: 404,
+  invalid_state: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+type Status<C extends ErrorCode> = (typeof ERROR_STATUS)[C];
+
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+  constructor(code: C, message: string, details?: unknown, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+  get status(): Status<C> {
+    return ERROR_STATUS[this.code];
+  }
+  toBody() {
+    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } };
+  }
+}
+
+export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
+export const invalidState = (message: string, currentState: string) =>
+  new ApiError('invalid_state', message, { currentState });
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+  })
+  .openapi('Error');
+
+const DESCRIPTIONS: Record<ErrorCode, string> = {
+  validation_error: 'Malformed JSON, wrong types, unknown enum value or bad UUID',
+  unauthorized: 'No valid session or API key',
+  insufficient_credits: 'The credit balance cannot start the operation',
+  forbidden: 'Missing scope or failed CSRF origin check',
+  not_found: 'Missing, or owned by another organization',
+  invalid_state: 'Not allowed in the current state',
+  conflict: 'Uniqueness conflict',
+  payload_too_large: 'Body or upload over the limit',
+  unsupported_media_type: 'Wrong content type',
+  unprocessable: 'Well-formed but unusable input',
+  rate_limited: 'Rate limit hit; see Retry-After',
+  internal_error: 'Unexpected error',
+  unavailable: 'Database or Temporal unreachable',
+};
+
+/** OpenAPI `responses` entries for the given codes, grouped by status, generated from the same map. */
+export function errorResponses(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, string[]>();
+  for (const code of [...codes, 'internal_error', 'unavailable'] as ErrorCode[]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${DESCRIPTIONS[code]}`]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, lines]) => [
+      status,
+      { description: lines.join('; '), content: { 'application/json': { schema: ErrorBodySchema } } },
+    ]),
+  );
+}

@@ -1,0 +1,26 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { findSession, SESSION_COOKIE } from '../../auth/sessions.ts';
+import type { AppEnv } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import { assertSameOrigin } from './csrf.ts';
+
+export const ALL_SCOPES = ['lists:read', 'lists:write', 'leads:read', 'leads:write'] as const;
+
+/** Dashboard routes: a live session cookie; unsafe methods must also pass the CSRF origin check. */
+export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = getCookie(c, SESSION_COOKIE);
+  const session = token ? await findSession(c.var.em, token) : null;
+  if (!session) throw new ApiError('unauthorized', 'Sign in first: no valid session');
+  assertSameOrigin(c);
+  c.set('principal', {
+    kind: 'session',
+    organizationId: session.organizationId,
+    userId: session.userId,
+    apiKeyId: null,
+    scopes: ALL_SCOPES,
+  });
+  await next();
+};
+
+export const organizationId = (c: Context<AppEnv>) => c.var.principal.organizationId;

@@ -1,0 +1,39 @@
+import { OpenAPIHono, type RouteConfig, createRoute } from '@hono/zod-openapi';
+import type { AppEnv } from './env.ts';
+import { ApiError, type ErrorCode, errorResponses } from './errors.ts';
+import { requireSession } from './middleware/session.ts';
+
+/** One sub-app per resource; every one turns zod failures into the contract's 400 the same way. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const details = result.error.issues.map((issue) => ({
+          path: [result.target, ...issue.path.map(String)].join('.'),
+          message: issue.message,
+        }));
+        throw new ApiError('validation_error', `Invalid request ${result.target}`, details);
+      }
+    },
+  });
+}
+
+type Extra = { errors?: ErrorCode[] };
+type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
+
+/** A route for the dashboard: session cookie, CSRF-checked, with its error responses documented. */
+export function sessionRoute<const R extends Plain>(config: R & Extra) {
+  const { errors = [], ...route } = config;
+  return createRoute({
+    ...(route as R),
+    security: [{ session: [] }],
+    middleware: [requireSession] as const,
+    responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
+  });
+}
+
+/** A route without authentication (signup, login, health). */
+export function publicRoute<const R extends Plain>(config: R & Extra) {
+  const { errors = [], ...route } = config;
+  return createRoute({ ...(route as R), responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
+}

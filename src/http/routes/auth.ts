@@ -1,0 +1,145 @@
+import { z } from '@hono/zod-openapi';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { DUMMY_HASH, hashPassword, verifyPassword } from '../../auth/passwords.ts';
+import { recordFailure, throttledForSeconds } from '../../auth/login-throttle.ts';
+import { createSession, deleteSession, SESSION_COOKIE } from '../../auth/sessions.ts';
+import { Organization, User } from '../../db/entities/index.ts';
+import { applyCredits } from '../../db/repos/credits.ts';
+import type { AppEnv } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import { createRouter, publicRoute, sessionRoute } from '../router.ts';
+import { Timestamp } from '../schemas/common.ts';
+
+const Email = z.string().trim().toLowerCase().pipe(z.email().max(254)).openapi({ example: 'jane@acme.com' });
+const Password = z.string().min(10).max(1024).openapi({ example: 'correct horse battery' });
+
+const SignupSchema = z
+  .object({ email: Email, password: Password, name: z.string().trim().max(200).optional(), organizationName: z.string().trim().min(1).max(200) })
+  .openapi('Signup');
+const LoginSchema = z.object({ email: Email, password: z.string().max(1024) }).openapi('Login');
+
+const Me = z
+  .object({
+    user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), createdAt: Timestamp }),
+    organization: z.object({ id: z.uuid(), name: z.string(), creditBalance: z.number().int(), createdAt: Timestamp }),
+  })
+  .openapi('Me');
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+async function loadMe(c: Context<AppEnv>, userId: string): Promise<z.infer<typeof Me>> {
+  const user = await c.var.em.findOneOrFail(User, userId, { populate: ['organization'], refresh: true });
+  const org = user.organization;
+  return {
+    user: { id: user.id, email: user.email, name: user.name ?? null, createdAt: user.createdAt.toISOString() },
+    organization: { id: org.id, name: org.name, creditBalance: org.creditBalance, createdAt: org.createdAt.toISOString() },
+  };
+}
+
+async function startSession(c: Context<AppEnv>, userId: string) {
+  const { config } = c.var.deps;
+  const { token, expiresAt } = await createSession(c.var.em, userId, config.SESSION_TTL);
+  const secure = (config.PUBLIC_ORIGIN ?? c.req.url).startsWith('https:');
+  setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'Lax', path: '/', secure, expires: expiresAt });
+}
+
+const clientIp = (c: Context<AppEnv>) => {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+};
+
+export const authRoutes = createRouter()
+  .openapi(
+    publicRoute({
+      method: 'post',
+      path: '/signup',
+      tags: ['auth'],
+      summary: 'Create a user and its organization, and sign in',
+      request: { body: { required: true, ...json(SignupSchema) } },
+      responses: { 201: { description: 'Signed up; session cookie set', ...json(Me) } },
+      errors: ['validation_error', 'conflict'],
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const { em } = c.var;
+      const { config } = c.var.deps;
+      const passwordHash = await hashPassword(body.password);
+      const userId = await em.transactional(async (tx) => {
+        if (await tx.count(User, { email: body.email })) throw new ApiError('conflict', 'An account with this email already exists');
+        const org = tx.create(Organization, { name: body.organizationName });
+        const user = tx.create(User, { organization: org, email: body.email, name: body.name ?? null, passwordHash });
+        await tx.flush();
+        if (config.SIGNUP_CREDITS > 0) {
+          await applyCredits(tx, {
+            organizationId: org.id,
+            delta: config.SIGNUP_CREDITS,
+            reason: 'Signup grant',
+            refType: 'signup',
+            refId: org.id,
+            idempotencyKey: `signup:${org.id}`,
+          });
+        }
+        return user.id;
+      });
+      await startSession(c, userId);
+      return c.json(await loadMe(c, userId), 201);
+    },
+  )
+  .openapi(
+    publicRoute({
+      method: 'post',
+      path: '/login',
+      tags: ['auth'],
+      summary: 'Sign in with email and password',
+      request: { body: { required: true, ...json(LoginSchema) } },
+      responses: { 200: { description: 'Signed in; session cookie set', ...json(Me) } },
+      errors: ['validation_error', 'unauthorized', 'rate_limited'],
+    }),
+    async (c) => {
+      const { email, password } = c.req.valid('json');
+      const { em } = c.var;
+      const ip = clientIp(c);
+      const wait = await throttledForSeconds(em, email, ip);
+      if (wait > 0) {
+        throw new ApiError('rate_limited', 'Too many failed sign-ins; try again later', { retryAfterSeconds: wait }, { 'Retry-After': String(wait) });
+      }
+      const user = await em.findOne(User, { email });
+      const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+      if (!user || !ok) {
+        await recordFailure(em, email, ip);
+        throw new ApiError('unauthorized', 'Email or password is wrong');
+      }
+      await startSession(c, user.id);
+      return c.json(await loadMe(c, user.id), 200);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'post',
+      path: '/logout',
+      tags: ['auth'],
+      summary: 'End the session',
+      responses: { 204: { description: 'Signed out; the session is invalid from now on' } },
+    }),
+    async (c) => {
+      const token = getCookie(c, SESSION_COOKIE);
+      if (token) await deleteSession(c.var.em, token);
+      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/me',
+      tags: ['auth'],
+      summary: 'The signed-in user and organization',
+      responses: { 200: { description: 'Current user', ...json(Me) } },
+    }),
+    async (c) => c.json(await loadMe(c, c.var.principal.userId!), 200),
+  );

@@ -1,0 +1,53 @@
+import { z } from '@hono/zod-openapi';
+import { deleteLead, getLead, updateLead } from '../../db/repos/leads.ts';
+import { organizationId } from '../middleware/session.ts';
+import { createRouter, sessionRoute } from '../router.ts';
+import { uuidParam } from '../schemas/common.ts';
+import { LeadSchema, LeadUpdateSchema, toLeadDto } from '../schemas/lead.ts';
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+const LeadParams = uuidParam('leadId');
+
+export const leadRoutes = createRouter()
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/{leadId}',
+      tags: ['leads'],
+      summary: 'One lead',
+      request: { params: LeadParams },
+      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => c.json(toLeadDto(await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId)), 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'patch',
+      path: '/{leadId}',
+      tags: ['leads'],
+      summary: 'Change fields of a lead',
+      request: { params: LeadParams, body: { required: true, ...json(LeadUpdateSchema) } },
+      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const lead = await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId);
+      return c.json(toLeadDto(await updateLead(c.var.em, lead, c.req.valid('json'))), 200);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'delete',
+      path: '/{leadId}',
+      tags: ['leads'],
+      summary: 'Delete a lead',
+      request: { params: LeadParams },
+      responses: { 204: { description: 'Deleted' } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      await deleteLead(c.var.em, await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId));
+      return c.body(null, 204);
+    },
+  );

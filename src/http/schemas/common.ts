@@ -1,0 +1,22 @@
+import { z } from '@hono/zod-openapi';
+
+export const PageQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+});
+export type PageQuery = z.infer<typeof PageQuerySchema>;
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), total: z.number().int(), page: z.number().int(), limit: z.number().int(), totalPages: z.number().int() });
+
+export function paginated<T>(data: T[], total: number, { page, limit }: PageQuery) {
+  return { data, total, page, limit, totalPages: Math.ceil(total / limit) };
+}
+
+export const offsetOf = ({ page, limit }: PageQuery) => (page - 1) * limit;
+
+export const uuidParam = <K extends string>(name: K) =>
+  z.object({ [name]: z.uuid().openapi({ param: { name, in: 'path' } }) } as Record<K, z.ZodUUID>);
+
+export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-20T12:00:00.000Z' });

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import type { ActivityDeps } from '../../activities/index.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { initOrm, type Orm } from '../../src/db/orm.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createTemporalClient } from '../../src/temporal/client.ts';
+import { createWorker } from '../../src/temporal/worker.ts';
+import { Agent } from './agent.ts';
+
+export interface Harness {
+  config: Config;
+  orm: Orm;
+  temporal: Client;
+  app: ReturnType<typeof createApp>;
+  worker: Worker | null;
+  /** A fresh signed-up user with its own organization. */
+  signup(overrides?: { credits?: number }): Promise<{ agent: Agent; organizationId: string; email: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The app wired to the run's PostgreSQL and Temporal, with the project's real worker on a task queue of
+ * its own (so parallel test files never run each other's workflows).
+ */
+export async function startHarness(
+  options: { env?: Record<string, string>; worker?: boolean; deps?: (base: ActivityDeps) => ActivityDeps } = {},
+): Promise<Harness> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: inject('databaseUrl'),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    LOG_LEVEL: 'error',
+    APP_ORIGINS: 'http://app.test',
+    ...options.env,
+  });
+  const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } });
+  const temporal = createTemporalClient(config);
+  const app = createApp({ config, orm, temporal });
+
+  let worker: Worker | null = null;
+  let running: Promise<void> | null = null;
+  let closeWorkerConnection = async () => {};
+  if (options.worker) {
+    const base: ActivityDeps = { config, orm };
+    const handle = await createWorker(config, options.deps ? options.deps(base) : base, {
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      shutdownGraceTime: '2s',
+    });
+    worker = handle.worker;
+    running = worker.run();
+    closeWorkerConnection = () => handle.connection.close();
+  }
+
+  return {
+    config,
+    orm,
+    temporal,
+    app,
+    worker,
+    async signup(overrides = {}) {
+      const agent = new Agent(app);
+      const email = `user-${randomUUID()}@example.test`;
+      const res = await agent.post('/api/auth/signup', { email, password: 'correct horse battery', organizationName: 'Acme' });
+      if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${JSON.stringify(res.body)}`);
+      const organizationId = res.body.organization.id as string;
+      if (overrides.credits) {
+        const { applyCredits } = await import('../../src/db/repos/credits.ts');
+        await applyCredits(orm.em.fork(), {
+          organizationId,
+          delta: overrides.credits,
+          reason: 'test grant',
+          idempotencyKey: `test:${randomUUID()}`,
+        });
+      }
+      return { agent, organizationId, email };
+    },
+    async stop() {
+      if (worker && running) {
+        worker.shutdown();
+        await running;
+        await closeWorkerConnection();
+      }
+      await temporal.connection.close();
+      await orm.close();
+    },
+  };
+}
