@@ -55,6 +55,8 @@ export interface ProviderRequest {
   secrets?: readonly (string | undefined)[];
   /** Non-2xx statuses the adapter interprets itself (PDL 404 = no match, ...). */
   accept?: readonly number[];
+  /** Statuses meaning "slow down", handled like 429 (Hunter throttles with 403). */
+  throttleStatuses?: readonly number[];
   timeoutMs?: number;
 }
 
@@ -111,9 +113,9 @@ export class ProviderHttpClient {
       }
 
       const detail = errorDetail(text, secrets);
-      if (status === 429) {
+      if (status === 429 || request.throttleStatuses?.includes(status)) {
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-        const message = `${provider} rate limit hit (HTTP 429)${detail}`;
+        const message = `${provider} rate limit hit (HTTP ${status})${detail}`;
         if (retryAfterMs !== undefined && retryAfterMs > this.#retry.maxRetryAfterMs) {
           throw new ProviderRateLimitError(provider, message, retryAfterMs, status);
         }

@@ -116,10 +116,13 @@ export class HunterProvider implements EnrichmentProvider {
     return RESULT_BY_STATUS[data.status.toLowerCase()] ?? 'Unknown';
   }
 
-  /** Repeats a request Hunter answers 202 (still processing) a bounded number of times. */
+  /**
+   * Repeats a request Hunter answers 202 (still processing) a bounded number of times. Hunter
+   * throttles with 403 ("rate limit reached"); 401 is its bad-key answer.
+   */
   async #sendSettled(request: ProviderRequest): Promise<ProviderAnswer> {
     for (let attempt = 1; ; attempt++) {
-      const answer = await this.#http.send(request);
+      const answer = await this.#http.send({ ...request, throttleStatuses: [403] });
       if (answer.status !== 202) return answer;
       if (attempt >= this.#pendingAttempts) {
         throw new ProviderUnavailableError(

@@ -1,0 +1,56 @@
+import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+
+/** The `data` object of a PDL person record (the fields this service reads, and a few more). */
+export interface PdlPerson {
+  full_name?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  job_title?: string | null;
+  job_company_name?: string | null;
+  job_company_website?: string | null;
+  work_email?: string | boolean | null;
+  personal_emails?: string[] | boolean;
+  mobile_phone?: string | boolean | null;
+  phone_numbers?: string[] | boolean;
+  linkedin_url?: string | null;
+}
+
+export interface PdlFixtures {
+  /** Profile URL (any spelling: scheme, `www.` and trailing slash are ignored) → person. */
+  people: Map<string, PdlPerson>;
+}
+
+export interface PdlServer extends StandIn {
+  readonly apiKey: string;
+  readonly fixtures: PdlFixtures;
+}
+
+/** People Data Labs stand-in: `GET /v5/person/enrich?profile=` with `X-Api-Key`; 404 for no match, 401 for a bad key. */
+export async function startPdlServer(options: { apiKey?: string } = {}): Promise<PdlServer> {
+  const apiKey = options.apiKey ?? 'pdl-test-key-0001';
+  const fixtures: PdlFixtures = { people: new Map() };
+
+  const enrich = (request: RecordedRequest): Reply => {
+    if (header(request, 'x-api-key') !== apiKey) {
+      return { status: 401, json: { status: 401, error: { type: 'authentication_error', message: 'Invalid API Key' } } };
+    }
+    const profile = request.query.profile;
+    if (!profile) {
+      return { status: 400, json: { status: 400, error: { type: 'invalid_request_error', message: 'profile is required' } } };
+    }
+    const wanted = profileKey(profile);
+    const person = [...fixtures.people].find(([url]) => profileKey(url) === wanted)?.[1];
+    if (!person) {
+      return {
+        status: 404,
+        json: { status: 404, error: { type: 'not_found', message: 'No records were found matching your request' } },
+      };
+    }
+    return { status: 200, json: { status: 200, likelihood: 9, data: { linkedin_url: wanted, ...person } } };
+  };
+
+  const standIn = await startStandIn((request) =>
+    request.method === 'GET' && request.path === '/v5/person/enrich' ? enrich(request) : notFound(request),
+  );
+  return Object.assign(standIn, { apiKey, fixtures });
+}

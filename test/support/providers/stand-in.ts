@@ -1,0 +1,182 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON, the raw text when it is not JSON, undefined when empty. */
+  body: unknown;
+}
+
+export interface Reply {
+  status: number;
+  json?: unknown;
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+/** Failure modes shared by every stand-in; each applies to the next `times` requests (default: until changed). */
+export type StandInMode =
+  | { kind: 'normal' }
+  /** 429 with `Retry-After` (seconds or an HTTP date) when given. */
+  | { kind: 'rate-limited'; retryAfter?: string; status?: number }
+  | { kind: 'server-error'; status?: number }
+  /** Waits before answering normally (to exercise client timeouts). */
+  | { kind: 'delay'; ms: number }
+  /** HTTP 200 with a body that is not the documented shape (default: not JSON at all). */
+  | { kind: 'malformed'; body?: string }
+  /** Hunter's "still processing, retry later" answer: HTTP 202. */
+  | { kind: 'pending' };
+
+export interface StandIn {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Most requests seen in flight at once. */
+  readonly maxInFlight: number;
+  setMode(mode: StandInMode, times?: number): void;
+  /** Back to normal mode, with the request log and in-flight statistics cleared. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export type Route = (request: RecordedRequest) => Reply | Promise<Reply>;
+
+/** A loopback HTTP server on an ephemeral port that records every request and can be told to misbehave. */
+export async function startStandIn(route: Route): Promise<StandIn> {
+  const requests: RecordedRequest[] = [];
+  let mode: StandInMode = { kind: 'normal' };
+  let remaining = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+
+  const nextMode = (): StandInMode => {
+    if (remaining <= 0) return { kind: 'normal' };
+    remaining--;
+    return mode;
+  };
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) write(res, { status: 599, text: String(error) });
+    });
+  });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const recorded = await record(req);
+    requests.push(recorded);
+    const current = nextMode();
+    switch (current.kind) {
+      case 'rate-limited':
+        return write(res, {
+          status: current.status ?? 429,
+          json: { message: 'Too many requests' },
+          headers: current.retryAfter === undefined ? {} : { 'retry-after': current.retryAfter },
+        });
+      case 'server-error':
+        return write(res, { status: current.status ?? 500, json: { message: 'Internal server error' } });
+      case 'malformed':
+        return write(res, {
+          status: 200,
+          text: current.body ?? '<html><body>upstream error</body></html>',
+          headers: { 'content-type': 'text/html' },
+        });
+      case 'pending':
+        return write(res, { status: 202, json: { data: null } });
+      case 'delay':
+        await sleep(current.ms);
+        if (res.destroyed) return;
+        return write(res, await route(recorded));
+      case 'normal':
+        return write(res, await route(recorded));
+    }
+  };
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    setMode(next, times = Number.POSITIVE_INFINITY) {
+      mode = next;
+      remaining = next.kind === 'normal' ? 0 : times;
+    },
+    reset() {
+      mode = { kind: 'normal' };
+      remaining = 0;
+      requests.length = 0;
+      maxInFlight = inFlight;
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+async function record(req: IncomingMessage): Promise<RecordedRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  let body: unknown;
+  if (raw !== '') {
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = raw;
+    }
+  }
+  const url = new URL(req.url ?? '/', 'http://stand-in');
+  return {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: req.headers,
+    body,
+  };
+}
+
+function write(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed) return;
+  const headers: Record<string, string> = { ...reply.headers };
+  let payload = '';
+  if (reply.json !== undefined) {
+    payload = JSON.stringify(reply.json);
+    headers['content-type'] ??= 'application/json';
+  } else if (reply.text !== undefined) {
+    payload = reply.text;
+    headers['content-type'] ??= 'text/plain';
+  }
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+export function notFound(request: RecordedRequest): Reply {
+  return { status: 404, json: { message: `no route for ${request.method} ${request.path}` } };
+}
+
+/** A header's single value (Node joins or arrays repeated headers). */
+export function header(request: RecordedRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A profile URL as these providers match it: `linkedin.com/in/<slug>` (scheme, subdomain, query, trailing slash ignored). */
+export function profileKey(url: string): string {
+  return url
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/^(?:www|[a-z]{2})\./, '')
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '');
+}
