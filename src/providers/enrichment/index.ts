@@ -17,20 +17,25 @@ export { HunterProvider, type HunterOptions } from './hunter.ts';
 export { LushaProvider, type LushaOptions } from './lusha.ts';
 export { PdlProvider, type PdlOptions } from './pdl.ts';
 
+/** The enrichment part of the service configuration (src/config.ts spells it the same way). */
 export interface EnrichmentProvidersConfig {
-  pdl: { baseUrl: string };
-  hunter: { baseUrl: string };
-  lusha: { baseUrl: string };
-  tuning?: ProviderTuning;
+  PDL_BASE_URL: string;
+  HUNTER_BASE_URL: string;
+  LUSHA_BASE_URL: string;
 }
 
-/** One adapter per enrichment provider. Keys are not part of it: each call passes the key to use. */
+/**
+ * One adapter per enrichment provider; create them once per worker (each owns its rate limiter).
+ * Keys are not part of them: each call passes the key to use (the organization's own, else the
+ * platform's `PDL_API_KEY`/`HUNTER_API_KEY`/`LUSHA_API_KEY`).
+ */
 export function createEnrichmentProviders(
   config: EnrichmentProvidersConfig,
+  tuning: ProviderTuning = {},
 ): Record<EnrichmentProviderName, EnrichmentProvider> {
   return {
-    pdl: new PdlProvider({ ...config.tuning, ...config.pdl }),
-    hunter: new HunterProvider({ ...config.tuning, ...config.hunter }),
-    lusha: new LushaProvider({ ...config.tuning, ...config.lusha }),
+    pdl: new PdlProvider({ ...tuning, baseUrl: config.PDL_BASE_URL }),
+    hunter: new HunterProvider({ ...tuning, baseUrl: config.HUNTER_BASE_URL }),
+    lusha: new LushaProvider({ ...tuning, baseUrl: config.LUSHA_BASE_URL }),
   };
 }

@@ -7,20 +7,24 @@ export type { ProfileSearchProvider, SearchHit, SearchProviderName } from './typ
 export { BraveProvider, type BraveOptions } from './brave.ts';
 export { SerperProvider, type SerperOptions } from './serper.ts';
 
+/** The search part of the service configuration (src/config.ts spells it the same way). */
 export interface SearchProviderConfig {
-  /** `SEARCH_PROVIDER`. */
-  provider: SearchProviderName;
-  serper: { apiKey?: string; baseUrl: string };
-  brave: { apiKey?: string; baseUrl: string };
-  tuning?: ProviderTuning;
+  SEARCH_PROVIDER: SearchProviderName;
+  SERPER_API_KEY?: string;
+  SERPER_BASE_URL: string;
+  BRAVE_API_KEY?: string;
+  BRAVE_BASE_URL: string;
 }
 
-/** The configured search adapter; a missing key surfaces as a ProviderAuthError on the first search. */
-export function createSearchProvider(config: SearchProviderConfig): ProfileSearchProvider {
-  switch (config.provider) {
+/**
+ * The configured search adapter; create it once per worker (it owns the rate limiter). A missing
+ * key surfaces as a non-retryable ProviderAuthError on the first search.
+ */
+export function createSearchProvider(config: SearchProviderConfig, tuning: ProviderTuning = {}): ProfileSearchProvider {
+  switch (config.SEARCH_PROVIDER) {
     case 'serper':
-      return new SerperProvider({ ...config.tuning, ...config.serper });
+      return new SerperProvider({ ...tuning, apiKey: config.SERPER_API_KEY, baseUrl: config.SERPER_BASE_URL });
     case 'brave':
-      return new BraveProvider({ ...config.tuning, ...config.brave });
+      return new BraveProvider({ ...tuning, apiKey: config.BRAVE_API_KEY, baseUrl: config.BRAVE_BASE_URL });
   }
 }

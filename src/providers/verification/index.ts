@@ -7,23 +7,34 @@ export type { EmailResult, EmailVerificationProvider, VerificationProviderName, 
 export { ReacherProvider, type ReacherOptions } from './reacher.ts';
 export { ZeroBounceProvider, type ZeroBounceOptions } from './zerobounce.ts';
 
+/** The verification part of the service configuration (src/config.ts spells it the same way). */
 export interface VerificationProviderConfig {
-  /** `VERIFICATION_PROVIDER`. */
-  provider: VerificationProviderName;
-  zerobounce: { apiKey?: string; baseUrl: string; bulkBaseUrl: string };
-  reacher: { baseUrl?: string; apiKey?: string };
-  tuning?: ProviderTuning;
+  VERIFICATION_PROVIDER: VerificationProviderName;
+  ZEROBOUNCE_API_KEY?: string;
+  ZEROBOUNCE_BASE_URL: string;
+  ZEROBOUNCE_BULK_BASE_URL: string;
+  REACHER_BASE_URL?: string;
+  REACHER_API_KEY?: string;
 }
 
 /**
- * The configured verification adapter. A missing key or base URL does not stop the worker: the
- * first `verify` call fails with a non-retryable ProviderAuthError naming what is missing.
+ * The configured verification adapter; create it once per worker (it owns the rate limiter). A
+ * missing key or base URL does not stop the worker: the first `verify` call fails with a
+ * non-retryable ProviderAuthError naming what is missing.
  */
-export function createVerificationProvider(config: VerificationProviderConfig): EmailVerificationProvider {
-  switch (config.provider) {
+export function createVerificationProvider(
+  config: VerificationProviderConfig,
+  tuning: ProviderTuning = {},
+): EmailVerificationProvider {
+  switch (config.VERIFICATION_PROVIDER) {
     case 'zerobounce':
-      return new ZeroBounceProvider({ ...config.tuning, ...config.zerobounce });
+      return new ZeroBounceProvider({
+        ...tuning,
+        apiKey: config.ZEROBOUNCE_API_KEY,
+        baseUrl: config.ZEROBOUNCE_BASE_URL,
+        bulkBaseUrl: config.ZEROBOUNCE_BULK_BASE_URL,
+      });
     case 'reacher':
-      return new ReacherProvider({ ...config.tuning, ...config.reacher });
+      return new ReacherProvider({ ...tuning, baseUrl: config.REACHER_BASE_URL, apiKey: config.REACHER_API_KEY });
   }
 }
