@@ -68,15 +68,23 @@ export function parseProfileTitle(title: string): ParsedProfileTitle {
     .split(/\s+[-–—|·]\s+/)
     .map((part) => part.trim())
     .filter((part) => part !== '');
-  if (truncated && parts.length > 1) parts.pop();
-
-  const [namePart, ...rest] = parts;
-  const parsed: ParsedProfileTitle = { ...splitName(namePart ?? '') };
-  if (rest.length === 1) parsed.company = rest[0];
-  if (rest.length >= 2) {
-    parsed.role = rest.slice(0, -1).join(' - ');
-    parsed.company = rest.at(-1);
+  // Cut inside the site suffix ("Acme | Link…"): every real part is whole.
+  const last = parts.at(-1)?.toLowerCase();
+  if (truncated && parts.length > 1 && last && 'linkedin'.startsWith(last)) {
+    parts.pop();
+    truncated = false;
   }
+
+  const [namePart = '', ...rest] = parts;
+  if (rest.length === 0 && truncated) {
+    // Only the name, cut short: its first word is whole only when another word follows.
+    const { firstName, lastName } = splitName(namePart);
+    return firstName && lastName ? { firstName } : {};
+  }
+  const parsed: ParsedProfileTitle = splitName(namePart);
+  if (rest.length >= 2) parsed.role = rest.slice(0, -1).join(' - ');
+  // The last part is the company, unless the engine cut it short.
+  if (rest.length >= 1 && !truncated) parsed.company = rest.at(-1);
   return parsed;
 }
 
