@@ -2,8 +2,8 @@ import { loadConfig } from '../config.ts';
 import { initOrm } from './orm.ts';
 
 /**
- * `npm run db:migration:create -- <name>`: diffs the entities against the committed snapshot and writes a
- * timestamped migration. Run against a database that has every existing migration applied.
+ * `npm run db:migration:create -- <name>`: applies every committed migration to DATABASE_URL (use a scratch
+ * database), diffs the entities against the result and writes a timestamped migration.
  */
 const config = loadConfig();
 if (!config.DATABASE_URL) {

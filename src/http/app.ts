@@ -5,7 +5,6 @@ import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
 import { ApiError } from './errors.ts';
 import { handleError } from './error-handler.ts';
-import { requireKnownContentType } from './middleware/content-type.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -30,7 +29,6 @@ export function createApp(deps: AppDeps) {
       maxAge: 600,
     }),
   );
-  app.use('/api/*', requireKnownContentType);
   // Uploads stream and enforce their own, larger limit; every other body is small JSON.
   const jsonLimit = bodyLimit({
     maxSize: config.BODY_LIMIT_BYTES,

@@ -23,7 +23,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof HTTPException) {
     if (err.status === 413) return new ApiError('payload_too_large', 'Request body is over the limit');
     if (err.status === 400) return new ApiError('validation_error', err.message || 'Malformed request');
-    if (err.status === 401) return new ApiError('unauthorized', err.message || 'Unauthorized');
+    if (err.status === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json');
   }
   if (err instanceof UniqueConstraintViolationException) return new ApiError('conflict', 'Resource already exists');
   if (isUnreachable(err)) return new ApiError('unavailable', 'A backing service is unreachable; retry later');

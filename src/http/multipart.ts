@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import busboy from 'busboy';
 import { ApiError } from './errors.ts';
 
@@ -27,7 +27,7 @@ export async function streamMultipart<T>(
   try {
     parser = busboy({
       headers: { 'content-type': contentType },
-      limits: { files: 1, fields: 20, fieldSize: 10_000, fileSize: opts.maxFileBytes },
+      limits: { files: 1, fields: 20, fieldSize: 10_000, fileSize: opts.maxFileBytes + 1 },
     });
   } catch {
     throw new ApiError('validation_error', 'Malformed multipart body');
@@ -42,12 +42,24 @@ export async function streamMultipart<T>(
         stream.resume();
         return;
       }
-      stream.on('limit', () =>
-        stream.destroy(new ApiError('payload_too_large', `The file is over ${opts.maxFileBytes} bytes`)),
-      );
-      consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream });
-      // The consumer's failure ends the upload; the rest of the body is drained, never stored.
-      consumed.catch(() => stream.resume());
+      // Counting here (not busboy's truncation) makes the consumer see an error, so it stores nothing.
+      let received = 0;
+      const limited = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          received += chunk.length;
+          if (received > opts.maxFileBytes) callback(new ApiError('payload_too_large', `The file is over ${opts.maxFileBytes} bytes`));
+          else callback(null, chunk);
+        },
+      });
+      // Once the consumer stops, the rest of the upload is drained, never stored.
+      const drain = () => {
+        stream.unpipe(limited);
+        stream.resume();
+      };
+      limited.on('error', drain);
+      stream.pipe(limited);
+      consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream: limited });
+      consumed.catch(drain);
     });
     parser.on('error', () => reject(new ApiError('validation_error', 'Malformed multipart body')));
     parser.on('close', resolve);

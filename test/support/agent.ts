@@ -1,7 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test bodies are asserted field by field */
 interface Fetchable {
-  request(input: string, init?: RequestInit): Response | Promise<Response>;
+  request(input: string, init?: RequestInit, env?: unknown): Response | Promise<Response>;
 }
+
+let clients = 0;
 
 export interface AgentResponse {
   status: number;
@@ -18,6 +20,8 @@ export class Agent {
   readonly cookies = new Map<string, string>();
   readonly app: Fetchable;
   origin: string | null = 'http://localhost';
+  /** Each agent is its own client address, as @hono/node-server reports it, so throttles stay per test. */
+  readonly remoteAddress = `127.1.${(++clients >> 8) & 255}.${clients & 255}`;
 
   constructor(app: Fetchable) {
     this.app = app;
@@ -36,7 +40,8 @@ export class Agent {
       body = JSON.stringify(init.body);
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
-    const res = await this.app.request(path, { method, headers, body });
+    const env = { incoming: { socket: { remoteAddress: this.remoteAddress, remotePort: 40000, remoteFamily: 'IPv4' } } };
+    const res = await this.app.request(path, { method, headers, body }, env);
     for (const cookie of res.headers.getSetCookie()) {
       const [pair = '', ...attrs] = cookie.split(';');
       const [name = '', value = ''] = pair.split('=');

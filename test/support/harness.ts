@@ -16,6 +16,9 @@ export interface Harness {
   temporal: Client;
   app: ReturnType<typeof createApp>;
   worker: Worker | null;
+  /** Raw SQL for assertions on what was stored. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are asserted field by field
+  sql(query: string, params?: unknown[]): Promise<any[]>;
   /** A fresh signed-up user with its own organization. */
   signup(overrides?: { credits?: number }): Promise<{ agent: Agent; organizationId: string; email: string }>;
   stop(): Promise<void>;
@@ -61,6 +64,7 @@ export async function startHarness(
     temporal,
     app,
     worker,
+    sql: (query, params = []) => orm.em.fork().getConnection().execute(query, params),
     async signup(overrides = {}) {
       const agent = new Agent(app);
       const email = `user-${randomUUID()}@example.test`;

@@ -40,8 +40,8 @@ export async function pageLists(em: EntityManager, organizationId: string, offse
 export async function leadCounts(em: EntityManager, listIds: string[]): Promise<Map<string, number>> {
   if (listIds.length === 0) return new Map();
   const rows = await em.execute<Array<{ list_id: string; n: string }>>(
-    `select list_id, count(*) as n from lead where list_id = any(?) group by list_id`,
-    [listIds],
+    `select list_id, count(*) as n from lead where list_id in (${listIds.map(() => '?').join(', ')}) group by list_id`,
+    listIds,
   );
   return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
 }

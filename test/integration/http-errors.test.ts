@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Agent, expectError } from '../support/agent.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+let h: Harness;
+let agent: Agent;
+beforeAll(async () => {
+  h = await startHarness({ env: { BODY_LIMIT_BYTES: '4096' } });
+  ({ agent } = await h.signup());
+});
+afterAll(() => h.stop());
+
+describe('error shape', () => {
+  it('malformed JSON → 400 validation_error', async () => {
+    expectError(await agent.post('/api/lists', '{"name": ', { 'content-type': 'application/json' }), 400, 'validation_error');
+  });
+
+  it('wrong types → 400 with the offending path', async () => {
+    const err = expectError(await agent.post('/api/lists', { name: 42 }), 400, 'validation_error');
+    expect(err.details).toEqual([{ path: 'json.name', message: expect.any(String) }]);
+  });
+
+  it('unknown route → 404 not_found', async () => {
+    expectError(await agent.get('/api/nothing-here'), 404, 'not_found');
+  });
+
+  it('body over the limit → 413 payload_too_large', async () => {
+    expectError(await agent.post('/api/lists', { name: 'x', description: 'y'.repeat(10_000) }), 413, 'payload_too_large');
+  });
+
+  it('bad UUID → 400 validation_error', async () => {
+    const err = expectError(await agent.get('/api/lists/not-a-uuid'), 400, 'validation_error');
+    expect(err.details[0].path).toBe('param.listId');
+  });
+
+  it('a body in another format → 415', async () => {
+    expectError(await agent.post('/api/lists', 'name=x', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    expect((await agent.get('/api/lists', { 'x-request-id': 'abc-123' })).headers.get('x-request-id')).toBe('abc-123');
+    const replaced = (await agent.get('/api/lists', { 'x-request-id': 'bad id!' })).headers.get('x-request-id');
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await agent.get('/api/nothing')).headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('health and docs', () => {
+  it('/healthz and /readyz answer 200 with PostgreSQL and Temporal up', async () => {
+    expect((await h.app.request('/healthz')).status).toBe(200);
+    const ready = await h.app.request('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', database: 'ok', temporal: 'ok' });
+  });
+
+  it('/readyz answers 503 when the database is unreachable', async () => {
+    const down = await startHarness({ env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' } });
+    try {
+      const res = await down.app.request('/readyz');
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ database: 'down', temporal: 'ok' });
+      expectError(
+        await (async () => {
+          const r = await down.app.request('/api/auth/login', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: 'a@b.test', password: 'whatever-password' }),
+          });
+          return { status: r.status, headers: r.headers, body: await r.json(), text: '' };
+        })(),
+        503,
+        'unavailable',
+      );
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it('/openapi.json lists full /api paths generated from the route schemas, and /docs renders it', async () => {
+    const doc = (await (await h.app.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/auth/signup', '/api/lists', '/api/lists/{listId}/leads/import', '/api/leads/{leadId}']),
+    );
+    const docs = await h.app.request('/docs');
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/openapi.json');
+  });
+});
