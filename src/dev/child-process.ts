@@ -95,7 +95,7 @@ export function startChild(
     async stop() {
       if (done) return exited;
       child.kill(options.stopSignal);
-      const inTime = await Promise.race([exited, sleep(options.stopGraceMs, null)]);
+      const inTime = await Promise.race([exited, sleep(options.stopGraceMs, null, { ref: false })]);
       if (inTime) return inTime;
       child.kill('SIGKILL');
       return exited;

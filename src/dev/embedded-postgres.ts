@@ -83,7 +83,9 @@ async function serverOsUser(log: (line: string) => void): Promise<OsUser | undef
 }
 
 async function initialise(bin: PostgresBinaries, dataDir: string, owner: OsUser | undefined): Promise<void> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // Parents keep the default mode: the server's OS user must be able to traverse them.
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  await mkdir(dataDir, { mode: 0o700 });
   const secretDir = await mkdtemp(path.join(tmpdir(), 'lead-enrichment-pg-'));
   const pwfile = path.join(secretDir, 'password');
   try {
