@@ -1,4 +1,5 @@
 import { serve } from '@hono/node-server';
+import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
 import { createApp } from './http/app.ts';
@@ -29,7 +30,7 @@ async function main() {
   }
 
   if (config.ROLE !== 'api') {
-    const { worker, connection } = await createWorker(config, { config, orm });
+    const { worker, connection } = await createWorker(config, createActivityDeps(config, orm));
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
     stops.push(async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import type { ActivityDeps } from '../../activities/index.ts';
+import { type ActivityDeps, createActivityDeps } from '../../activities/deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { createApp } from '../../src/http/app.ts';
@@ -48,7 +48,7 @@ export async function startHarness(
   let running: Promise<void> | null = null;
   let closeWorkerConnection = async () => {};
   if (options.worker) {
-    const base: ActivityDeps = { config, orm };
+    const base = createActivityDeps(config, orm);
     const handle = await createWorker(config, options.deps ? options.deps(base) : base, {
       workflowBundle: { codePath: inject('workflowBundlePath') },
       shutdownGraceTime: '2s',
