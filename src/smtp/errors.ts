@@ -1,0 +1,69 @@
+import type { SmtpReply } from '../domain/smtp-reply.ts';
+import { formatReply } from '../domain/smtp-reply.ts';
+
+/** Base of every failure of an SMTP connection; `message` is the reason kept on an outcome. */
+export class SmtpConnectionError extends Error {
+  override readonly name: string = 'SmtpConnectionError';
+  readonly host: string;
+  constructor(host: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.host = host;
+  }
+}
+
+/** Nothing listens, or the host is unreachable. */
+export class SmtpConnectRefusedError extends SmtpConnectionError {
+  override readonly name = 'SmtpConnectRefusedError';
+}
+
+/** No answer within the per-command deadline (`stage` is the command waited on, or `connect`/`greeting`). */
+export class SmtpTimeoutError extends SmtpConnectionError {
+  override readonly name = 'SmtpTimeoutError';
+  readonly stage: string;
+  constructor(host: string, stage: string, message: string) {
+    super(host, message);
+    this.stage = stage;
+  }
+}
+
+/** The server closed the connection (or it broke) while a reply was awaited. */
+export class SmtpDroppedError extends SmtpConnectionError {
+  override readonly name = 'SmtpDroppedError';
+}
+
+/** The server answered something that is not SMTP. */
+export class SmtpProtocolError extends SmtpConnectionError {
+  override readonly name = 'SmtpProtocolError';
+}
+
+/** The server refused the session before any transaction (greeting, EHLO/HELO). */
+export class SmtpSessionRefusedError extends SmtpConnectionError {
+  override readonly name = 'SmtpSessionRefusedError';
+  readonly reply: SmtpReply;
+  constructor(host: string, stage: string, reply: SmtpReply) {
+    super(host, `${stage} refused by ${host}: ${formatReply(reply)}`);
+    this.reply = reply;
+  }
+}
+
+/** The TLS handshake after STARTTLS failed; the host may still be probed without TLS. */
+export class SmtpTlsError extends SmtpConnectionError {
+  override readonly name = 'SmtpTlsError';
+}
+
+/** Invalid prober configuration (thrown by the constructor). */
+export class SmtpProberConfigError extends Error {
+  override readonly name = 'SmtpProberConfigError';
+}
+
+/** An address handed to `probeDomain`/`precheckDomain` does not belong to the given domain. */
+export class DomainMismatchError extends Error {
+  override readonly name = 'DomainMismatchError';
+  readonly email: string;
+  readonly domain: string;
+  constructor(email: string, domain: string) {
+    super(`${email} does not belong to domain ${domain}`);
+    this.email = email;
+    this.domain = domain;
+  }
+}

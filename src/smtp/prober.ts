@@ -1,0 +1,230 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { domainOf, isValidEmailSyntax, normalizeEmail, toAsciiDomain } from '../domain/email.ts';
+import { formatReply } from '../domain/smtp-reply.ts';
+import type { AddressFinding, CatchAllVerdict, DomainProbeContext } from './domain-probe.ts';
+import { DomainProbe } from './domain-probe.ts';
+import type { MxLookup } from './dns.ts';
+import { MxResolver } from './dns.ts';
+import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
+import { describeFlags, emailFlags } from './flags.ts';
+import { ConnectionLimits } from './limits.ts';
+import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
+
+export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
+export { domainOf, normalizeEmail, isValidEmailSyntax } from '../domain/email.ts';
+export { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
+
+function isDnsServer(entry: string): boolean {
+  if (isIP(entry) !== 0) return true;
+  const match = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(entry) ?? /^([0-9.]+):(\d{1,5})$/.exec(entry);
+  if (!match) return false;
+  const port = Number(match[2]);
+  return isIP(match[1] ?? '') !== 0 && port >= 1 && port <= 65535;
+}
+
+const optionsSchema = z.object({
+  helo: z.string().min(1).regex(/^\S+$/, 'must be one word'),
+  from: z.string().regex(/^[^\s<>@]+@[^\s<>@]+$/, 'must be an address'),
+  port: z.number().int().min(1).max(65535),
+  timeoutMs: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  perHost: z.number().int().positive(),
+  dnsServers: z.array(z.string().refine(isDnsServer, 'expected ip, ip:port or [ipv6]:port')).optional(),
+  greylistDelayMs: z.number().int().nonnegative().default(5000),
+  greylistAttempts: z.number().int().positive().default(3),
+  maxReconnects: z.number().int().nonnegative().default(3),
+});
+type ParsedOptions = z.infer<typeof optionsSchema>;
+
+/** One input address as the prober handles it. */
+interface Entry {
+  email: string;
+  flags: EmailFlags;
+  /** Address as sent in RCPT TO (normalized), null when its syntax is invalid. */
+  address: string | null;
+}
+
+const REASONS = {
+  syntax: 'invalid address syntax',
+  noMailHost: 'no MX or A record',
+  nullMx: 'null MX (RFC 7505): the domain accepts no mail',
+} as const;
+
+function outcome(entry: Entry, result: EmailResult, source: ProbeOutcome['source'], reason: string, mxHost: string | null): ProbeOutcome {
+  return { email: entry.email, result, source, reason: reason + describeFlags(entry.flags), mxHost, flags: entry.flags };
+}
+
+function outcomeOfFinding(entry: Entry, finding: AddressFinding): ProbeOutcome {
+  if (finding.kind === 'failure') return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host);
+  const reply = formatReply(finding.reply);
+  switch (finding.class) {
+    case 'accepted':
+      return outcome(entry, 'Valid', 'smtp', reply, finding.host);
+    case 'mailbox-unknown':
+      return outcome(entry, 'Invalid', 'smtp', reply, finding.host);
+    case 'temporary':
+      return outcome(entry, 'Unknown', 'smtp', `${reply} (still deferred after ${finding.attempts} attempts)`, finding.host);
+    default:
+      return outcome(entry, 'Unknown', 'smtp', reply, finding.host);
+  }
+}
+
+function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict): ProbeOutcome {
+  return outcome(entry, 'Catch-All', 'smtp', `catch-all: a random address was accepted (${verdict.reason})`, verdict.host);
+}
+
+/** The verdict DNS alone gives when the domain has no usable mail host. */
+function dnsVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>): { result: EmailResult; reason: string } {
+  switch (lookup.kind) {
+    case 'null-mx':
+      return { result: 'Invalid', reason: REASONS.nullMx };
+    case 'no-mail-host':
+      return { result: 'Invalid', reason: REASONS.noMailHost };
+    case 'dns-error':
+      return { result: 'Unknown', reason: lookup.reason };
+  }
+}
+
+/**
+ * Email verification by SMTP dialogue. One instance serves a whole worker process: its connection
+ * limits (`concurrency` overall, `perHost` per MX host) hold across every concurrent call.
+ */
+export class SmtpProber {
+  readonly #options: ParsedOptions;
+  readonly #limits: ConnectionLimits;
+  readonly #dns: MxResolver;
+
+  constructor(options: SmtpProberOptions) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      throw new SmtpProberConfigError(`invalid SMTP prober options: ${issues}`);
+    }
+    this.#options = parsed.data;
+    this.#limits = new ConnectionLimits({ perHost: parsed.data.perHost, total: parsed.data.concurrency });
+    this.#dns = new MxResolver({ timeoutMs: parsed.data.timeoutMs, ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}) });
+  }
+
+  /** Connections currently open (or being opened) by this instance. */
+  get activeConnections(): number {
+    return this.#limits.activeConnections;
+  }
+
+  /**
+   * Full check of addresses that all belong to `domain`: MX resolved once, catch-all detected once,
+   * addresses probed over as few sessions as possible. Outcomes come back in input order;
+   * `onResult` sees each one as soon as it is final. Rejects with the signal's reason on abort.
+   */
+  async probeDomain(
+    domain: string,
+    emails: readonly string[],
+    options: { signal?: AbortSignal; onResult?: (outcome: ProbeOutcome) => void } = {},
+  ): Promise<DomainOutcome> {
+    const { signal, onResult } = options;
+    signal?.throwIfAborted();
+    const asciiDomain = toAsciiDomain(domain.trim());
+    const entries = this.#entries(asciiDomain, emails);
+    const outcomes: (ProbeOutcome | undefined)[] = entries.map(() => undefined);
+    const settle = (index: number, value: ProbeOutcome): void => {
+      outcomes[index] = value;
+      onResult?.(value);
+    };
+    const done = (isCatchAll: boolean | null, mxHost: string | null): DomainOutcome => ({
+      domain: asciiDomain,
+      isCatchAll,
+      mxHost,
+      outcomes: outcomes.map((value, index) => value ?? outcome(entries[index] as Entry, 'Unknown', 'smtp', 'not probed', null)),
+    });
+
+    // Indices of the entries behind each distinct address (addresses compare case-insensitively).
+    const indicesByAddress = new Map<string, number[]>();
+    const addressByKey = new Map<string, string>();
+    entries.forEach((entry, index) => {
+      if (entry.address === null) return settle(index, outcome(entry, 'Invalid', 'precheck', REASONS.syntax, null));
+      const key = entry.address.toLowerCase();
+      const address = addressByKey.get(key) ?? entry.address;
+      addressByKey.set(key, address);
+      indicesByAddress.set(address, [...(indicesByAddress.get(address) ?? []), index]);
+    });
+    if (indicesByAddress.size === 0) return done(null, null);
+
+    const lookup = await this.#dns.lookupMx(asciiDomain);
+    signal?.throwIfAborted();
+    if (lookup.kind !== 'mx') {
+      const verdict = dnsVerdict(lookup);
+      for (const indices of indicesByAddress.values()) {
+        for (const index of indices) settle(index, outcome(entries[index] as Entry, verdict.result, 'precheck', verdict.reason, null));
+      }
+      return done(null, null);
+    }
+
+    const settleAddress = (address: string, make: (entry: Entry) => ProbeOutcome): void => {
+      for (const index of indicesByAddress.get(address) ?? []) {
+        if (outcomes[index] === undefined) settle(index, make(entries[index] as Entry));
+      }
+    };
+    const probe = new DomainProbe(this.#context(signal), asciiDomain, lookup.hosts, (address, finding) =>
+      settleAddress(address, (entry) => outcomeOfFinding(entry, finding)),
+    );
+    const result = await probe.run([...indicesByAddress.keys()]);
+    for (const address of indicesByAddress.keys()) {
+      const finding = result.findings.get(address);
+      if (result.catchAll.value === true) settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll));
+      else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding));
+    }
+    return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
+  }
+
+  /**
+   * The free checks only (syntax, then MX or A record): addresses that fail them come back as
+   * Invalid outcomes; the rest, including those whose DNS lookup failed, are `passed` unchanged.
+   */
+  async precheckDomain(
+    domain: string,
+    emails: readonly string[],
+  ): Promise<{ domain: string; mxHost: string | null; failed: ProbeOutcome[]; passed: string[] }> {
+    const asciiDomain = toAsciiDomain(domain.trim());
+    const entries = this.#entries(asciiDomain, emails);
+    const failed: ProbeOutcome[] = [];
+    const candidates: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.address === null) failed.push(outcome(entry, 'Invalid', 'precheck', REASONS.syntax, null));
+      else candidates.push(entry);
+    }
+    if (candidates.length === 0) return { domain: asciiDomain, mxHost: null, failed, passed: [] };
+    const lookup = await this.#dns.lookupMx(asciiDomain);
+    const passed = candidates.map((entry) => entry.email);
+    if (lookup.kind === 'mx') return { domain: asciiDomain, mxHost: lookup.hosts[0]?.host ?? null, failed, passed };
+    const verdict = dnsVerdict(lookup);
+    // A failed lookup proves nothing: those addresses go on to the paid check.
+    if (verdict.result !== 'Invalid') return { domain: asciiDomain, mxHost: null, failed, passed };
+    failed.push(...candidates.map((entry) => outcome(entry, 'Invalid', 'precheck', verdict.reason, null)));
+    return { domain: asciiDomain, mxHost: null, failed, passed: [] };
+  }
+
+  #entries(domain: string, emails: readonly string[]): Entry[] {
+    return emails.map((email) => {
+      const normalized = normalizeEmail(email);
+      const valid = isValidEmailSyntax(normalized);
+      if (valid && domainOf(normalized) !== domain) throw new DomainMismatchError(email, domain);
+      return { email, flags: emailFlags(normalized), address: valid ? normalized : null };
+    });
+  }
+
+  #context(signal: AbortSignal | undefined): DomainProbeContext {
+    const o = this.#options;
+    return {
+      helo: o.helo,
+      from: o.from,
+      port: o.port,
+      timeoutMs: o.timeoutMs,
+      greylistDelayMs: o.greylistDelayMs,
+      greylistAttempts: o.greylistAttempts,
+      maxReconnects: o.maxReconnects,
+      limits: this.#limits,
+      resolveHost: (host) => this.#dns.resolveHost(host),
+      ...(signal ? { signal } : {}),
+    };
+  }
+}

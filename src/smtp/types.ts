@@ -1,0 +1,58 @@
+import type { EmailResult } from '../domain/lead.ts';
+
+export type { EmailResult };
+
+export interface EmailFlags {
+  /** The domain is a known throw-away mailbox provider. */
+  disposable: boolean;
+  /** The local part names a function (info@, sales@, ...) rather than a person. */
+  role: boolean;
+  /** The domain is a free consumer mailbox provider (gmail.com, ...). */
+  free: boolean;
+}
+
+export interface ProbeOutcome {
+  /** The address exactly as the caller passed it. */
+  email: string;
+  result: EmailResult;
+  /** `precheck` when decided without talking SMTP (syntax, DNS), `smtp` when a mail server was asked. */
+  source: 'precheck' | 'smtp';
+  /** Last SMTP reply (`550 5.1.1 ...`) or a plain account of what went wrong; flags are appended. */
+  reason: string;
+  /** MX host that gave the answer, null when none was reached. */
+  mxHost: string | null;
+  flags: EmailFlags;
+}
+
+export interface DomainOutcome {
+  domain: string;
+  /** true: accepts a never-existing address; false: rejects it as unknown; null: undetermined. */
+  isCatchAll: boolean | null;
+  /** MX host used (the most preferred one when none answered), null when the domain has none. */
+  mxHost: string | null;
+  /** One per address passed in, in the same order. */
+  outcomes: ProbeOutcome[];
+}
+
+export interface SmtpProberOptions {
+  /** EHLO name. */
+  helo: string;
+  /** MAIL FROM address. */
+  from: string;
+  /** Port of the MX hosts (25 in production). */
+  port: number;
+  /** Deadline of the connect and of every reply. */
+  timeoutMs: number;
+  /** Connections open at once, all hosts together, across all callers of this instance. */
+  concurrency: number;
+  /** Connections open at once to one MX host, across all callers of this instance. */
+  perHost: number;
+  /** `ip`, `ip:port` or `[ipv6]:port`; the system resolvers when absent. */
+  dnsServers?: string[];
+  /** Pause before retrying addresses that got a 4xx (default 5000). */
+  greylistDelayMs?: number;
+  /** Attempts for an address that keeps getting 4xx, first one included (default 3). */
+  greylistAttempts?: number;
+  /** Consecutive sessions that may fail without answering anything before the rest is Unknown (default 3). */
+  maxReconnects?: number;
+}

@@ -1,0 +1,269 @@
+import { createServer as createNetServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import type { SMTPServerSession } from 'smtp-server';
+import type { HostBehaviour, HostStats, MailHost, SessionRecord } from './types.ts';
+
+/** Counts sessions open at once: per host, and (shared) across the whole world. */
+export class SessionGauge {
+  active = 0;
+  max = 0;
+
+  open(): void {
+    this.active += 1;
+    this.max = Math.max(this.max, this.active);
+  }
+
+  close(): void {
+    this.active -= 1;
+  }
+}
+
+export interface RunningHost extends MailHost {
+  stop(): Promise<void>;
+}
+
+/** An error whose `responseCode` smtp-server sends; the enhanced code travels at the start of the text. */
+function smtpError(code: number, text: string): Error {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+function emptyStats(): HostStats {
+  return { sessions: 0, activeSessions: 0, maxConcurrentSessions: 0, rcpts: [], dataCommands: 0, tlsSessions: 0, log: [] };
+}
+
+/**
+ * Bookkeeping shared by both kinds of host: every accepted socket becomes a session record; the
+ * client's command lines are read off the wire (plain text, then the TLS socket after STARTTLS),
+ * so DATA is noticed even if the server would refuse it. A session counts as open until QUIT or
+ * the connection closes, whichever comes first: a client that waits for the 221 before opening
+ * its next connection is then never seen with one session too many.
+ */
+class SessionBook {
+  readonly stats = emptyStats();
+  readonly #hostGauge = new SessionGauge();
+  readonly #worldGauge: SessionGauge;
+  readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket }>();
+  readonly sockets = new Set<Socket>();
+
+  constructor(worldGauge: SessionGauge) {
+    this.#worldGauge = worldGauge;
+  }
+
+  accept(socket: Socket): SessionRecord {
+    const remote = `${socket.remoteAddress}:${socket.remotePort}`;
+    const record: SessionRecord = { remote, commands: [], rcpts: [], tls: false, ended: false };
+    this.sockets.add(socket);
+    this.#byRemote.set(remote, { record, socket });
+    this.stats.sessions += 1;
+    this.stats.log.push(record);
+    this.#hostGauge.open();
+    this.#worldGauge.open();
+    this.#sync();
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      this.#byRemote.delete(remote);
+      this.end(record);
+    });
+    this.sniff(socket, record);
+    return record;
+  }
+
+  recordOf(session: SMTPServerSession): SessionRecord | undefined {
+    return this.#byRemote.get(`${session.remoteAddress}:${session.remotePort}`)?.record;
+  }
+
+  /** Cuts the session's TCP connection without a word. */
+  hangUp(session: SMTPServerSession): void {
+    this.#byRemote.get(`${session.remoteAddress}:${session.remotePort}`)?.socket.destroy();
+  }
+
+  end(record: SessionRecord): void {
+    if (record.ended) return;
+    record.ended = true;
+    this.#hostGauge.close();
+    this.#worldGauge.close();
+    this.#sync();
+  }
+
+  /** Reads command lines off `socket` until STARTTLS (after which the bytes are TLS records). */
+  sniff(socket: Socket, record: SessionRecord): void {
+    let pending = '';
+    const onData = (chunk: Buffer | string): void => {
+      pending += chunk.toString('latin1');
+      for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
+        const line = pending.slice(0, newline).replace(/\r$/, '');
+        pending = pending.slice(newline + 1);
+        record.commands.push(line);
+        const verb = line.split(' ', 1)[0]?.toUpperCase();
+        if (verb === 'DATA' || verb === 'BDAT') this.stats.dataCommands += 1;
+        if (verb === 'QUIT') this.end(record);
+        if (verb === 'STARTTLS') {
+          socket.removeListener('data', onData);
+          return;
+        }
+      }
+    };
+    socket.on('data', onData);
+  }
+
+  #sync(): void {
+    this.stats.activeSessions = this.#hostGauge.active;
+    this.stats.maxConcurrentSessions = this.#hostGauge.max;
+  }
+
+  destroyAll(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+}
+
+function listen(server: Server, ip: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, ip, () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** A host that accepts TCP and then says nothing at all. */
+async function startSilentHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
+  const book = new SessionBook(gauge);
+  const server = createNetServer((socket) => book.accept(socket));
+  await listen(server, ip, port);
+  return {
+    name,
+    ip,
+    behaviour,
+    stats: book.stats,
+    stop: async () => {
+      book.destroyAll();
+      await closeServer(server);
+    },
+  };
+}
+
+/** The RCPT answer of a well-behaved host, by its behaviour. */
+function rcptDecision(behaviour: HostBehaviour, address: string, seen: Set<string>, mailboxes: Set<string>, remoteIp: string): Error | null {
+  if (behaviour.policyBlock) {
+    return smtpError(550, `5.7.1 Service unavailable; client [${remoteIp}] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/${remoteIp}`);
+  }
+  if (behaviour.deferAlways) return smtpError(451, '4.3.0 Temporary local problem, please try again later');
+  if (behaviour.greylist && !seen.has(address)) {
+    seen.add(address);
+    return smtpError(451, '4.7.1 Greylisted, please try again later');
+  }
+  if (behaviour.catchAll || mailboxes.has(address)) return null;
+  return smtpError(550, `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table`);
+}
+
+async function startSmtpHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
+  const book = new SessionBook(gauge);
+  const mailboxes = new Set((behaviour.mailboxes ?? []).map((address) => address.toLowerCase()));
+  const greylistSeen = new Set<string>();
+  const latency = behaviour.latencyMs ?? 0;
+  const later = (reply: () => void): void => {
+    if (latency > 0) setTimeout(reply, latency);
+    else reply();
+  };
+  // MAIL+RCPT commands per session, for `closeAfterCommands`, and RCPTs, for `maxRcptPerSession`.
+  const counters = new WeakMap<SessionRecord, { commands: number; rcpts: number }>();
+  const countersOf = (record: SessionRecord | undefined): { commands: number; rcpts: number } => {
+    if (!record) return { commands: 0, rcpts: 0 };
+    let value = counters.get(record);
+    if (!value) {
+      value = { commands: 0, rcpts: 0 };
+      counters.set(record, value);
+    }
+    return value;
+  };
+  const closing = (count: number): Error | null =>
+    behaviour.closeAfterCommands !== undefined && count > behaviour.closeAfterCommands
+      ? smtpError(421, '4.3.2 Too many commands in this session, closing connection')
+      : null;
+  /** True when the connection was cut instead of answering. */
+  const hungUp = (session: SMTPServerSession, count: number): boolean => {
+    if (behaviour.hangUpAfterCommands === undefined || count <= behaviour.hangUpAfterCommands) return false;
+    book.hangUp(session);
+    return true;
+  };
+
+  const disabledCommands = ['AUTH'];
+  if (behaviour.starttls === false) disabledCommands.push('STARTTLS');
+  if (behaviour.heloOnly) disabledCommands.push('EHLO');
+
+  const smtp = new SMTPServer({
+    name,
+    logger: false,
+    disabledCommands,
+    authOptional: true,
+    disableReverseLookup: true,
+    closeTimeout: 50,
+    onConnect(_session, callback) {
+      later(() => callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null));
+    },
+    onSecure(socket, session, callback) {
+      const record = book.recordOf(session);
+      if (record) {
+        record.tls = true;
+        book.stats.tlsSessions += 1;
+        book.sniff(socket, record);
+      }
+      callback();
+    },
+    onMailFrom(_address, session, callback) {
+      const count = countersOf(book.recordOf(session));
+      count.commands += 1;
+      if (hungUp(session, count.commands)) return;
+      later(() => callback(closing(count.commands)));
+    },
+    onRcptTo(address, session, callback) {
+      const record = book.recordOf(session);
+      const count = countersOf(record);
+      count.commands += 1;
+      count.rcpts += 1;
+      const rcpt = address.address.toLowerCase();
+      book.stats.rcpts.push(rcpt);
+      record?.rcpts.push(rcpt);
+      if (hungUp(session, count.commands)) return;
+      later(() => {
+        const closed = closing(count.commands);
+        if (closed) return callback(closed);
+        if (behaviour.maxRcptPerSession !== undefined && count.rcpts > behaviour.maxRcptPerSession) {
+          return callback(smtpError(452, '4.5.3 Too many recipients in this session'));
+        }
+        callback(rcptDecision(behaviour, rcpt, greylistSeen, mailboxes, session.remoteAddress));
+      });
+    },
+    onData(stream, _session, callback) {
+      stream.resume();
+      stream.on('end', () => callback(smtpError(554, '5.7.0 This test server never takes a message')));
+    },
+  });
+  smtp.on('error', () => undefined);
+  smtp.server.on('connection', (socket: Socket) => book.accept(socket));
+  await listen(smtp.server, ip, port);
+  return {
+    name,
+    ip,
+    behaviour,
+    stats: book.stats,
+    stop: async () => {
+      book.destroyAll();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    },
+  };
+}
+
+/** Starts the host's server on ip:port; a `refused` host starts nothing. */
+export async function startHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
+  if (behaviour.refused) return { name, ip, behaviour, stats: emptyStats(), stop: () => Promise.resolve() };
+  if (behaviour.silent) return startSilentHost(name, ip, port, behaviour, gauge);
+  return startSmtpHost(name, ip, port, behaviour, gauge);
+}

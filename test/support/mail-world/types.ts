@@ -1,0 +1,91 @@
+/** How one mail host behaves. Unset fields mean an ordinary, well-behaved server. */
+export interface HostBehaviour {
+  /** Existing addresses (compared case-insensitively): RCPT → 250, any other → 550 5.1.1. */
+  mailboxes?: readonly string[];
+  /** Accept every recipient. */
+  catchAll?: boolean;
+  /** 451 4.7.1 the first time this host sees an address, normal answers afterwards. */
+  greylist?: boolean;
+  /** Every RCPT → 451 4.3.0, however often it is asked (a server in permanent temporary trouble). */
+  deferAlways?: boolean;
+  /** Every RCPT → 550 5.7.1 "... blocked using zen.spamhaus.org". */
+  policyBlock?: boolean;
+  /** Accept the TCP connection and never send a greeting (a raw TCP server). */
+  silent?: boolean;
+  /** Nothing listens on the host's address. */
+  refused?: boolean;
+  /** 421 4.3.2 instead of the 220 greeting. */
+  refuseGreeting?: boolean;
+  /** After this many RCPTs in one session every further RCPT gets 452 4.5.3. */
+  maxRcptPerSession?: number;
+  /** The MAIL or RCPT after this many MAIL+RCPT commands in one session gets 421 and the connection closes. */
+  closeAfterCommands?: number;
+  /** The MAIL or RCPT after this many MAIL+RCPT commands in one session gets no answer: the connection is cut. */
+  hangUpAfterCommands?: number;
+  /** Delay before the greeting and before every MAIL and RCPT reply (a slow or distant server). */
+  latencyMs?: number;
+  /** Offer STARTTLS (self-signed certificate). Default true, as most real MX hosts do. */
+  starttls?: boolean;
+  /** Refuse EHLO (500) so that the client must fall back to HELO. */
+  heloOnly?: boolean;
+}
+
+export interface MxSpec {
+  host: string;
+  preference: number;
+  /** 127.0.0.x address the host's A record points to (and its server listens on). */
+  ip: string;
+  behaviour: HostBehaviour;
+}
+
+/**
+ * One domain of the world. DNS answers for it:
+ * - `mx`: its MX records (the hosts get A records);
+ * - `a`: an A record for the domain itself, with a server when `behaviour` is given;
+ * - `nullMx`: the RFC 7505 null MX (`MX 0 .`);
+ * - `servfail`: SERVFAIL to every query;
+ * - nothing set: the name exists but has no records (NODATA).
+ * Names that are not described at all are NXDOMAIN.
+ */
+export interface DomainSpec {
+  mx?: readonly MxSpec[];
+  a?: { ip: string; behaviour?: HostBehaviour };
+  nullMx?: boolean;
+  servfail?: boolean;
+}
+
+export interface MailWorldDescription {
+  domains: Readonly<Record<string, DomainSpec>>;
+}
+
+/** One SMTP session as a server saw it. */
+export interface SessionRecord {
+  remote: string;
+  commands: string[];
+  rcpts: string[];
+  tls: boolean;
+  ended: boolean;
+}
+
+/** What one host saw; tests assert on it ("never DATA", "one session", ...). */
+export interface HostStats {
+  /** TCP connections accepted. */
+  sessions: number;
+  /** Sessions open right now (a session ends at QUIT or when the connection closes). */
+  activeSessions: number;
+  maxConcurrentSessions: number;
+  /** Every RCPT TO address, in order. */
+  rcpts: string[];
+  /** DATA or BDAT commands received: a prober must never send any. */
+  dataCommands: number;
+  tlsSessions: number;
+  log: SessionRecord[];
+}
+
+export interface MailHost {
+  /** MX host name (or the domain name for an A-record host). */
+  name: string;
+  ip: string;
+  behaviour: HostBehaviour;
+  stats: HostStats;
+}
