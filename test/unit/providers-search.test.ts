@@ -51,6 +51,12 @@ describe('Serper adapter', () => {
     expect(serper.requests).toHaveLength(1);
   });
 
+  it('reports a key revoked while running (bad-key mode) as ProviderAuthError', async () => {
+    serper.setMode({ kind: 'bad-key' });
+    await expect(provider().search(QUERY, 10)).rejects.toBeInstanceOf(ProviderAuthError);
+    expect(serper.requests).toHaveLength(1);
+  });
+
   it('retries a 429 and succeeds', async () => {
     serper.setMode({ kind: 'rate-limited', retryAfter: '0' }, 1);
     await expect(provider().search(QUERY, 10)).resolves.toEqual([]);

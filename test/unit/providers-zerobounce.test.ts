@@ -102,6 +102,13 @@ describe('ZeroBounce adapter', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reports a key revoked while running (the right key now refused) as ProviderAuthError', async () => {
+    await provider().verify(['a@acme.com', 'b@acme.com']);
+    server.setMode({ kind: 'bad-key' });
+    await expect(provider().verify(['a@acme.com', 'b@acme.com'])).rejects.toBeInstanceOf(ProviderAuthError);
+    await expect(provider().verify(['a@acme.com'])).rejects.toBeInstanceOf(ProviderAuthError);
+  });
+
   it('fails without calling the provider when no key is configured', async () => {
     const error = await rejectionOf(provider(null).verify(['a@acme.com']));
     expect(error).toBeInstanceOf(ProviderAuthError);

@@ -1,4 +1,4 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
 
 export interface BraveResult {
   title: string;
@@ -21,8 +21,8 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
   const apiKey = options.apiKey ?? 'brave-test-key-0001';
   const fixtures: BraveFixtures = { results: new Map() };
 
-  const search = (request: RecordedRequest): Reply => {
-    if (header(request, 'x-subscription-token') !== apiKey) {
+  const search = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
+    if (rejectKey || header(request, 'x-subscription-token') !== apiKey) {
       return {
         status: 422,
         json: {
@@ -58,8 +58,8 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
     return { status: 200, json };
   };
 
-  const standIn = await startStandIn((request) =>
-    request.method === 'GET' && request.path === '/res/v1/web/search' ? search(request) : notFound(request),
+  const standIn = await startStandIn((request, context) =>
+    request.method === 'GET' && request.path === '/res/v1/web/search' ? search(request, context) : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

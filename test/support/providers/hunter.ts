@@ -102,10 +102,10 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
     };
   };
 
-  const standIn = await startStandIn((request) => {
+  const standIn = await startStandIn((request, { rejectKey }) => {
     if (request.method !== 'GET') return notFound(request);
     if (request.path !== '/v2/email-finder' && request.path !== '/v2/email-verifier') return notFound(request);
-    if (request.query.api_key !== apiKey) {
+    if (rejectKey || request.query.api_key !== apiKey) {
       return errors(401, 'authentication_failed', 'No user found for the API key supplied');
     }
     return request.path === '/v2/email-finder' ? find(request) : verify(request);

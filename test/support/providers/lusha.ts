@@ -1,4 +1,4 @@
-import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
 
 export interface LushaPerson {
   firstName?: string;
@@ -32,8 +32,8 @@ export async function startLushaServer(options: { apiKey?: string } = {}): Promi
     json: { contact: { error: { code, name, message }, isCreditCharged: false, data: null } },
   });
 
-  const person = (request: RecordedRequest): Reply => {
-    if (header(request, 'api_key') !== apiKey) return failure(401, 'Unauthorized', 'Invalid API key');
+  const person = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
+    if (rejectKey || header(request, 'api_key') !== apiKey) return failure(401, 'Unauthorized', 'Invalid API key');
     const linkedinUrl = request.query.linkedinUrl;
     if (!linkedinUrl) return { status: 400, json: { message: 'linkedinUrl, email or name and company are required' } };
     const wanted = profileKey(linkedinUrl);
@@ -59,8 +59,8 @@ export async function startLushaServer(options: { apiKey?: string } = {}): Promi
     };
   };
 
-  const standIn = await startStandIn((request) =>
-    request.method === 'GET' && request.path === '/v2/person' ? person(request) : notFound(request),
+  const standIn = await startStandIn((request, context) =>
+    request.method === 'GET' && request.path === '/v2/person' ? person(request, context) : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

@@ -1,4 +1,4 @@
-import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
 
 /** The `data` object of a PDL person record (the fields this service reads, and a few more). */
 export interface PdlPerson {
@@ -30,8 +30,8 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
   const apiKey = options.apiKey ?? 'pdl-test-key-0001';
   const fixtures: PdlFixtures = { people: new Map() };
 
-  const enrich = (request: RecordedRequest): Reply => {
-    if (header(request, 'x-api-key') !== apiKey) {
+  const enrich = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
+    if (rejectKey || header(request, 'x-api-key') !== apiKey) {
       return { status: 401, json: { status: 401, error: { type: 'authentication_error', message: 'Invalid API Key' } } };
     }
     const profile = request.query.profile;
@@ -49,8 +49,8 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
     return { status: 200, json: { status: 200, likelihood: 9, data: { linkedin_url: wanted, ...person } } };
   };
 
-  const standIn = await startStandIn((request) =>
-    request.method === 'GET' && request.path === '/v5/person/enrich' ? enrich(request) : notFound(request),
+  const standIn = await startStandIn((request, context) =>
+    request.method === 'GET' && request.path === '/v5/person/enrich' ? enrich(request, context) : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

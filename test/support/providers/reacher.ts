@@ -1,4 +1,4 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
 
 export type ReacherReachability = 'safe' | 'risky' | 'invalid' | 'unknown';
 
@@ -20,8 +20,10 @@ export async function startReacherServer(options: { apiKey?: string } = {}): Pro
   const apiKey = options.apiKey;
   const fixtures: ReacherFixtures = { outcomes: new Map() };
 
-  const check = (request: RecordedRequest): Reply => {
-    if (apiKey !== undefined && header(request, 'x-reacher-secret') !== apiKey && header(request, 'authorization') !== apiKey) {
+  const check = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
+    const keyAccepted =
+      apiKey === undefined || header(request, 'x-reacher-secret') === apiKey || header(request, 'authorization') === apiKey;
+    if (rejectKey || !keyAccepted) {
       return { status: 401, json: { error: 'Unauthorized: invalid or missing secret' } };
     }
     const toEmail = (request.body as { to_email?: unknown } | undefined)?.to_email;
@@ -50,8 +52,8 @@ export async function startReacherServer(options: { apiKey?: string } = {}): Pro
     };
   };
 
-  const standIn = await startStandIn((request) =>
-    request.method === 'POST' && request.path === '/v1/check_email' ? check(request) : notFound(request),
+  const standIn = await startStandIn((request, context) =>
+    request.method === 'POST' && request.path === '/v1/check_email' ? check(request, context) : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

@@ -1,4 +1,4 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
 
 export interface SerperResult {
   title: string;
@@ -21,8 +21,8 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
   const apiKey = options.apiKey ?? 'serper-test-key-0001';
   const fixtures: SerperFixtures = { results: new Map() };
 
-  const search = (request: RecordedRequest): Reply => {
-    if (header(request, 'x-api-key') !== apiKey) {
+  const search = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
+    if (rejectKey || header(request, 'x-api-key') !== apiKey) {
       return { status: 403, json: { message: 'Unauthorized.', statusCode: 403 } };
     }
     const body = request.body as { q?: unknown; num?: unknown } | undefined;
@@ -40,8 +40,8 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
     };
   };
 
-  const standIn = await startStandIn((request) =>
-    request.method === 'POST' && request.path === '/search' ? search(request) : notFound(request),
+  const standIn = await startStandIn((request, context) =>
+    request.method === 'POST' && request.path === '/search' ? search(request, context) : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

@@ -29,7 +29,9 @@ export type StandInMode =
   /** HTTP 200 with a body that is not the documented shape (default: not JSON at all). */
   | { kind: 'malformed'; body?: string }
   /** Hunter's "still processing, retry later" answer: HTTP 202. */
-  | { kind: 'pending' };
+  | { kind: 'pending' }
+  /** Rejects even the right key, in the provider's own way (a key revoked while jobs run). */
+  | { kind: 'bad-key' };
 
 export interface StandIn {
   readonly url: string;
@@ -42,7 +44,12 @@ export interface StandIn {
   close(): Promise<void>;
 }
 
-export type Route = (request: RecordedRequest) => Reply | Promise<Reply>;
+export interface RouteContext {
+  /** True in `bad-key` mode: the route must answer as for a wrong key. */
+  rejectKey: boolean;
+}
+
+export type Route = (request: RecordedRequest, context: RouteContext) => Reply | Promise<Reply>;
 
 /** A loopback HTTP server on an ephemeral port that records every request and can be told to misbehave. */
 export async function startStandIn(route: Route): Promise<StandIn> {
@@ -91,9 +98,11 @@ export async function startStandIn(route: Route): Promise<StandIn> {
       case 'delay':
         await sleep(current.ms);
         if (res.destroyed) return;
-        return write(res, await route(recorded));
+        return write(res, await route(recorded, { rejectKey: false }));
+      case 'bad-key':
+        return write(res, await route(recorded, { rejectKey: true }));
       case 'normal':
-        return write(res, await route(recorded));
+        return write(res, await route(recorded, { rejectKey: false }));
     }
   };
 

@@ -1,4 +1,4 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
 
 export type ZeroBounceStatus = 'valid' | 'invalid' | 'catch-all' | 'unknown' | 'spamtrap' | 'abuse' | 'do_not_mail';
 
@@ -50,16 +50,16 @@ export async function startZeroBounceServer(options: { apiKey?: string } = {}): 
     };
   };
 
-  const validate = (request: RecordedRequest): Reply => {
-    if (request.query.api_key !== apiKey) return { status: 200, json: { error: INVALID_KEY } };
+  const validate = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
+    if (rejectKey || request.query.api_key !== apiKey) return { status: 200, json: { error: INVALID_KEY } };
     const email = request.query.email;
     if (!email) return { status: 200, json: { error: 'Missing parameter: email' } };
     return { status: 200, json: verdict(email) };
   };
 
-  const validateBatch = (request: RecordedRequest): Reply => {
+  const validateBatch = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
     const body = request.body as { api_key?: unknown; email_batch?: unknown } | undefined;
-    if (body?.api_key !== apiKey) {
+    if (rejectKey || body?.api_key !== apiKey) {
       return { status: 200, json: { email_batch: [], errors: [{ error: 'Invalid API Key', email_address: 'all' }] } };
     }
     const batch = Array.isArray(body.email_batch) ? (body.email_batch as { email_address?: unknown }[]) : [];
@@ -80,13 +80,13 @@ export async function startZeroBounceServer(options: { apiKey?: string } = {}): 
     return { status: 200, json: { email_batch: emailBatch, errors } };
   };
 
-  const standIn = await startStandIn((request) => {
-    if (request.method === 'GET' && request.path === '/v2/validate') return validate(request);
+  const standIn = await startStandIn((request, context) => {
+    if (request.method === 'GET' && request.path === '/v2/validate') return validate(request, context);
     if (request.method === 'POST' && request.path === '/v2/validatebatch') {
       if (!header(request, 'content-type')?.startsWith('application/json')) {
         return { status: 400, json: { error: 'Content-Type must be application/json' } };
       }
-      return validateBatch(request);
+      return validateBatch(request, context);
     }
     return notFound(request);
   });
