@@ -89,7 +89,9 @@ export function parseProfileTitle(title: string): ParsedProfileTitle {
 }
 
 /** The first hit that links a profile (`linkedin.com/in/...`), with its normalized URL and parsed title. */
-export function pickProfileHit<H extends { url: string; title: string }>(hits: readonly H[]): ProfileMatch<H> | null {
+export function pickProfileHit<H extends { url: string; title: string }>(
+  hits: readonly H[],
+): ProfileMatch<H> | null {
   for (const hit of hits) {
     const networkUrl = normalizeProfileUrl(hit.url);
     if (networkUrl) return { networkUrl, hit, parsed: parseProfileTitle(hit.title) };
@@ -98,7 +100,10 @@ export function pickProfileHit<H extends { url: string; title: string }>(hits: r
 }
 
 function fullNameOf(row: ScrapeRowInput): string | undefined {
-  const joined = [row.firstName, row.lastName].map((part) => part?.trim() ?? '').filter(Boolean).join(' ');
+  const joined = [row.firstName, row.lastName]
+    .map((part) => part?.trim() ?? '')
+    .filter(Boolean)
+    .join(' ');
   return joined || row.fullName?.trim() || undefined;
 }
 

@@ -127,7 +127,11 @@ export class ProviderHttpClient {
       }
       if (status >= 500 || status === 408) {
         if (last) {
-          throw new ProviderUnavailableError(provider, `${provider} answered HTTP ${status}${detail}`, status);
+          throw new ProviderUnavailableError(
+            provider,
+            `${provider} answered HTTP ${status}${detail}`,
+            status,
+          );
         }
         await sleep(this.#backoff(attempt));
         continue;
@@ -202,18 +206,34 @@ function parseJsonText(provider: string, status: number, text: string): unknown 
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ProviderResponseError(provider, `${provider} answered HTTP ${status} with a body that is not JSON`, status);
+    throw new ProviderResponseError(
+      provider,
+      `${provider} answered HTTP ${status} with a body that is not JSON`,
+      status,
+    );
   }
 }
 
 function refusal(provider: string, status: number, detail: string): Error {
   if (status === 401 || status === 403) {
-    return new ProviderAuthError(provider, `${provider} rejected the API key (HTTP ${status})${detail}`, status);
+    return new ProviderAuthError(
+      provider,
+      `${provider} rejected the API key (HTTP ${status})${detail}`,
+      status,
+    );
   }
   if (status === 402) {
-    return new ProviderAuthError(provider, `${provider} refused the request: payment required (HTTP 402)${detail}`, status);
+    return new ProviderAuthError(
+      provider,
+      `${provider} refused the request: payment required (HTTP 402)${detail}`,
+      status,
+    );
   }
-  return new ProviderRequestError(provider, `${provider} refused the request (HTTP ${status})${detail}`, status);
+  return new ProviderRequestError(
+    provider,
+    `${provider} refused the request (HTTP ${status})${detail}`,
+    status,
+  );
 }
 
 function networkFailure(provider: string, error: unknown, timeoutMs: number): string {

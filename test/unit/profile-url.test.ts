@@ -14,7 +14,10 @@ describe('normalizeProfileUrl', () => {
     ['HTTPS://WWW.LINKEDIN.COM/IN/JaneDoe', 'https://www.linkedin.com/in/janedoe'],
     ['https://www.linkedin.com/in/janedoe/en', 'https://www.linkedin.com/in/janedoe'],
     ['https://www.linkedin.com/in/janedoe/details/experience/', 'https://www.linkedin.com/in/janedoe'],
-    ['https://www.linkedin.com/in/j%C3%B6rg-m%C3%BCller', 'https://www.linkedin.com/in/j%C3%B6rg-m%C3%BCller'],
+    [
+      'https://www.linkedin.com/in/j%C3%B6rg-m%C3%BCller',
+      'https://www.linkedin.com/in/j%C3%B6rg-m%C3%BCller',
+    ],
     ['https://www.linkedin.com/in/jörg-müller', 'https://www.linkedin.com/in/j%C3%B6rg-m%C3%BCller'],
     ['https://www.linkedin.com/in/J%C3%96RG', 'https://www.linkedin.com/in/j%C3%B6rg'],
     ['https://www.linkedin.com/in/j%c3%b6rg', 'https://www.linkedin.com/in/j%C3%B6rg'],

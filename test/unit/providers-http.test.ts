@@ -30,12 +30,24 @@ afterEach(() => {
 reply = () => ({ status: 200, json: { ok: true } });
 
 function client(overrides: Partial<ProviderHttpOptions> = {}): ProviderHttpClient {
-  return new ProviderHttpClient({ provider: 'acme', ...FAST_TUNING, timeoutMs: FAST_TUNING.timeoutMs, ...overrides });
+  return new ProviderHttpClient({
+    provider: 'acme',
+    ...FAST_TUNING,
+    timeoutMs: FAST_TUNING.timeoutMs,
+    ...overrides,
+  });
 }
 
 const get = (c: ProviderHttpClient, extra: object = {}) =>
   c.sendJson(
-    { method: 'GET', baseUrl: server.url, path: '/thing', query: { api_key: SECRET }, secrets: [SECRET], ...extra },
+    {
+      method: 'GET',
+      baseUrl: server.url,
+      path: '/thing',
+      query: { api_key: SECRET },
+      secrets: [SECRET],
+      ...extra,
+    },
     okSchema,
   );
 
@@ -54,7 +66,12 @@ describe('ProviderHttpClient', () => {
     );
     expect(body).toEqual({ ok: true });
     const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'POST', path: '/prefix/items', query: { a: '1' }, body: { q: 'x' } });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/prefix/items',
+      query: { a: '1' },
+      body: { q: 'x' },
+    });
     expect(request?.headers['x-api-key']).toBe(SECRET);
     expect(request?.headers['content-type']).toBe('application/json');
   });
@@ -158,7 +175,13 @@ describe('ProviderHttpClient', () => {
     const dead = await startStandIn(() => ({ status: 200 }));
     await dead.close();
     const error = await rejectionOf(
-      client().send({ method: 'GET', baseUrl: dead.url, path: '/x', query: { api_key: SECRET }, secrets: [SECRET] }),
+      client().send({
+        method: 'GET',
+        baseUrl: dead.url,
+        path: '/x',
+        query: { api_key: SECRET },
+        secrets: [SECRET],
+      }),
     );
     expect(error).toBeInstanceOf(ProviderUnavailableError);
     expect((error as Error).message).toBe('acme is unreachable (ECONNREFUSED)');
@@ -207,8 +230,11 @@ describe('parseRetryAfter', () => {
 
 describe('redactSecrets', () => {
   it('hides key query parameters and literal secrets', () => {
-    expect(redactSecrets(`GET https://api.example/v2/validate?api_key=abc123&email=a@b.c failed for ${SECRET}`, [SECRET]))
-      .toBe('GET https://api.example/v2/validate?api_key=[redacted]&email=a@b.c failed for [redacted]');
+    expect(
+      redactSecrets(`GET https://api.example/v2/validate?api_key=abc123&email=a@b.c failed for ${SECRET}`, [
+        SECRET,
+      ]),
+    ).toBe('GET https://api.example/v2/validate?api_key=[redacted]&email=a@b.c failed for [redacted]');
   });
 });
 

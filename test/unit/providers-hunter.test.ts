@@ -17,7 +17,8 @@ afterEach(() => {
   server.fixtures.verdicts.clear();
 });
 
-const provider = () => new HunterProvider({ ...FAST_TUNING, baseUrl: server.url, pendingAttempts: 3, pendingDelayMs: 5 });
+const provider = () =>
+  new HunterProvider({ ...FAST_TUNING, baseUrl: server.url, pendingAttempts: 3, pendingDelayMs: 5 });
 
 describe('Hunter adapter: email finder', () => {
   it('finds a work email by name and domain, verified when Hunter says valid', async () => {
@@ -28,7 +29,13 @@ describe('Hunter adapter: email finder', () => {
       verification: 'valid',
     });
     const profile = await provider().enrich(
-      { networkUrl: PROFILE, firstName: 'Jane', lastName: 'Doe', companyDomain: 'acme.com', company: 'Acme Inc' },
+      {
+        networkUrl: PROFILE,
+        firstName: 'Jane',
+        lastName: 'Doe',
+        companyDomain: 'acme.com',
+        company: 'Acme Inc',
+      },
       server.apiKey,
     );
     expect(profile).toEqual({
@@ -50,8 +57,14 @@ describe('Hunter adapter: email finder', () => {
   });
 
   it('uses the company name when no domain is known; unverified finds are not marked verified', async () => {
-    server.fixtures.findings.set(hunterPersonKey('Jane', 'Doe', 'Acme'), { email: 'jd@acme.com', verification: null });
-    const profile = await provider().enrich({ networkUrl: PROFILE, firstName: 'Jane', lastName: 'Doe', company: 'Acme' }, server.apiKey);
+    server.fixtures.findings.set(hunterPersonKey('Jane', 'Doe', 'Acme'), {
+      email: 'jd@acme.com',
+      verification: null,
+    });
+    const profile = await provider().enrich(
+      { networkUrl: PROFILE, firstName: 'Jane', lastName: 'Doe', company: 'Acme' },
+      server.apiKey,
+    );
     expect(profile?.workEmails).toEqual([{ email: 'jd@acme.com', verified: false }]);
     expect(server.requests[0]?.query).toMatchObject({ company: 'Acme' });
   });
@@ -73,10 +86,15 @@ describe('Hunter adapter: email finder', () => {
 
   it('reports a bad key (401) as ProviderAuthError without the key, even though the key is in the URL', async () => {
     const error = await rejectionOf(
-      provider().enrich({ networkUrl: PROFILE, firstName: 'Jane', lastName: 'Doe', companyDomain: 'acme.com' }, 'hunter-bad-key'),
+      provider().enrich(
+        { networkUrl: PROFILE, firstName: 'Jane', lastName: 'Doe', companyDomain: 'acme.com' },
+        'hunter-bad-key',
+      ),
     );
     expect(error).toBeInstanceOf(ProviderAuthError);
-    expect((error as Error).message).toBe('hunter rejected the API key (HTTP 401): No user found for the API key supplied');
+    expect((error as Error).message).toBe(
+      'hunter rejected the API key (HTTP 401): No user found for the API key supplied',
+    );
     expect(String(error)).not.toContain('hunter-bad-key');
   });
 
@@ -116,7 +134,9 @@ describe('Hunter adapter: email verifier', () => {
     server.setMode({ kind: 'pending' });
     const error = await rejectionOf(provider().verifyEmail('jane@acme.com', server.apiKey));
     expect(error).toBeInstanceOf(ProviderUnavailableError);
-    expect((error as Error).message).toBe('hunter was still processing the request (HTTP 202) after 3 attempts');
+    expect((error as Error).message).toBe(
+      'hunter was still processing the request (HTTP 202) after 3 attempts',
+    );
     expect(server.requests).toHaveLength(3);
   });
 });

@@ -50,7 +50,11 @@ describe('Lusha adapter', () => {
         { number: '+1 415-555-0199', flagged: true },
       ],
     });
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v2/person', query: { linkedinUrl: PROFILE } });
+    expect(server.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/v2/person',
+      query: { linkedinUrl: PROFILE },
+    });
     expect(server.requests[0]?.headers.api_key).toBe(server.apiKey);
   });
 
@@ -68,7 +72,9 @@ describe('Lusha adapter', () => {
 
   it('rejects a malformed answer with ProviderResponseError', async () => {
     server.setMode({ kind: 'malformed', body: '{"data": {}}' });
-    await expect(provider().enrich({ networkUrl: PROFILE }, server.apiKey)).rejects.toBeInstanceOf(ProviderResponseError);
+    await expect(provider().enrich({ networkUrl: PROFILE }, server.apiKey)).rejects.toBeInstanceOf(
+      ProviderResponseError,
+    );
   });
 
   it('retries a 500 then answers', async () => {

@@ -43,7 +43,11 @@ describe('PDL adapter', () => {
       personalEmails: [{ email: 'sthorne@gmail.com' }, { email: 'sean.t@yahoo.com' }],
       phones: [{ number: '+14155688415' }, { number: '+14155550100' }],
     });
-    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/v5/person/enrich', query: { profile: PROFILE } });
+    expect(server.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/v5/person/enrich',
+      query: { profile: PROFILE },
+    });
     expect(server.requests[0]?.headers['x-api-key']).toBe(server.apiKey);
   });
 
@@ -60,7 +64,9 @@ describe('PDL adapter', () => {
   });
 
   it('answers null on 404 (no match)', async () => {
-    await expect(provider().enrich({ networkUrl: 'https://www.linkedin.com/in/nobody' }, server.apiKey)).resolves.toBeNull();
+    await expect(
+      provider().enrich({ networkUrl: 'https://www.linkedin.com/in/nobody' }, server.apiKey),
+    ).resolves.toBeNull();
     expect(server.requests).toHaveLength(1);
   });
 

@@ -22,16 +22,25 @@ afterEach(() => {
 });
 
 describe('Serper adapter', () => {
-  const provider = (apiKey = serper.apiKey) => new SerperProvider({ ...FAST_TUNING, apiKey, baseUrl: serper.url });
+  const provider = (apiKey = serper.apiKey) =>
+    new SerperProvider({ ...FAST_TUNING, apiKey, baseUrl: serper.url });
 
   it('POSTs {q, num} with X-API-KEY and maps organic results to hits', async () => {
     serper.fixtures.results.set(QUERY, [
-      { title: 'Jane Doe - VP Sales - Acme | LinkedIn', link: 'https://www.linkedin.com/in/janedoe', snippet: 'Acme' },
+      {
+        title: 'Jane Doe - VP Sales - Acme | LinkedIn',
+        link: 'https://www.linkedin.com/in/janedoe',
+        snippet: 'Acme',
+      },
       { title: 'Acme | LinkedIn', link: 'https://www.linkedin.com/company/acme' },
     ]);
     const hits = await provider().search(QUERY, 5);
     expect(hits).toEqual([
-      { title: 'Jane Doe - VP Sales - Acme | LinkedIn', url: 'https://www.linkedin.com/in/janedoe', snippet: 'Acme' },
+      {
+        title: 'Jane Doe - VP Sales - Acme | LinkedIn',
+        url: 'https://www.linkedin.com/in/janedoe',
+        snippet: 'Acme',
+      },
       { title: 'Acme | LinkedIn', url: 'https://www.linkedin.com/company/acme', snippet: '' },
     ]);
     expect(serper.requests).toHaveLength(1);
@@ -71,7 +80,8 @@ describe('Serper adapter', () => {
 });
 
 describe('Brave adapter', () => {
-  const provider = (apiKey = brave.apiKey) => new BraveProvider({ ...FAST_TUNING, apiKey, baseUrl: brave.url });
+  const provider = (apiKey = brave.apiKey) =>
+    new BraveProvider({ ...FAST_TUNING, apiKey, baseUrl: brave.url });
 
   it('GETs q and count with X-Subscription-Token and maps web results, markup removed', async () => {
     brave.fixtures.results.set(QUERY, [
@@ -83,9 +93,17 @@ describe('Brave adapter', () => {
     ]);
     const hits = await provider().search(QUERY, 10);
     expect(hits).toEqual([
-      { title: 'Jane Doe - VP Sales - Acme & Co | LinkedIn', url: 'https://uk.linkedin.com/in/janedoe', snippet: "VP Sales at Acme '24" },
+      {
+        title: 'Jane Doe - VP Sales - Acme & Co | LinkedIn',
+        url: 'https://uk.linkedin.com/in/janedoe',
+        snippet: "VP Sales at Acme '24",
+      },
     ]);
-    expect(brave.requests[0]).toMatchObject({ method: 'GET', path: '/res/v1/web/search', query: { q: QUERY, count: '10' } });
+    expect(brave.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/res/v1/web/search',
+      query: { q: QUERY, count: '10' },
+    });
     expect(brave.requests[0]?.headers['x-subscription-token']).toBe(brave.apiKey);
   });
 

@@ -1,5 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderAuthError, ProviderResponseError, isRetryableProviderError } from '../../src/providers/errors.ts';
+import {
+  ProviderAuthError,
+  ProviderResponseError,
+  isRetryableProviderError,
+} from '../../src/providers/errors.ts';
 import { ZeroBounceProvider } from '../../src/providers/verification/zerobounce.ts';
 import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
@@ -31,7 +35,9 @@ describe('ZeroBounce adapter', () => {
   it('validates a single address through GET /v2/validate with api_key, email and ip_address', async () => {
     server.fixtures.verdicts.set('jane@acme.com', { status: 'invalid', sub_status: 'mailbox_not_found' });
     const verdicts = await provider().verify(['Jane@Acme.com']);
-    expect(verdicts).toEqual([{ email: 'Jane@Acme.com', result: 'Invalid', reason: 'invalid/mailbox_not_found' }]);
+    expect(verdicts).toEqual([
+      { email: 'Jane@Acme.com', result: 'Invalid', reason: 'invalid/mailbox_not_found' },
+    ]);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({
       method: 'GET',
@@ -50,7 +56,8 @@ describe('ZeroBounce adapter', () => {
       ['abuse@x.com', 'abuse', '', 'Invalid', 'abuse'],
       ['dnm@x.com', 'do_not_mail', 'role_based', 'Invalid', 'do_not_mail/role_based'],
     ] as const;
-    for (const [email, status, sub_status] of table) server.fixtures.verdicts.set(email, { status, sub_status });
+    for (const [email, status, sub_status] of table)
+      server.fixtures.verdicts.set(email, { status, sub_status });
 
     const verdicts = await provider().verify(table.map(([email]) => email));
     expect(verdicts).toEqual(table.map(([email, , , result, reason]) => ({ email, result, reason })));
@@ -67,7 +74,9 @@ describe('ZeroBounce adapter', () => {
     server.fixtures.verdicts.set('user449@acme.com', { status: 'valid' });
     const verdicts = await provider().verify(emails);
 
-    const batches = server.requests.map((request) => (request.body as { email_batch: unknown[] }).email_batch.length);
+    const batches = server.requests.map(
+      (request) => (request.body as { email_batch: unknown[] }).email_batch.length,
+    );
     expect(batches).toEqual([200, 200, 50]);
     expect(verdicts.map((v) => v.email)).toEqual(emails);
     expect(verdicts[449]).toEqual({ email: 'user449@acme.com', result: 'Valid', reason: 'valid' });
@@ -125,7 +134,9 @@ describe('ZeroBounce adapter', () => {
 
   it('rejects a malformed answer with ProviderResponseError', async () => {
     server.setMode({ kind: 'malformed', body: '{"email_batch": "nope"}' });
-    await expect(provider().verify(['a@acme.com', 'b@acme.com'])).rejects.toBeInstanceOf(ProviderResponseError);
+    await expect(provider().verify(['a@acme.com', 'b@acme.com'])).rejects.toBeInstanceOf(
+      ProviderResponseError,
+    );
   });
 
   it('calls nothing for an empty list', async () => {

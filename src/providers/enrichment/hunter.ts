@@ -77,7 +77,12 @@ export class HunterProvider implements EnrichmentProvider {
       method: 'GET',
       baseUrl: this.#baseUrl,
       path: '/v2/email-finder',
-      query: { ...(domain ? { domain } : { company }), first_name: firstName, last_name: lastName, api_key: key },
+      query: {
+        ...(domain ? { domain } : { company }),
+        first_name: firstName,
+        last_name: lastName,
+        api_key: key,
+      },
       secrets: [key],
       // 451: the person asked Hunter to stop processing their data.
       accept: [202, 451],

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ProviderAuthError, ProviderRateLimitError, ProviderRequestError, ProviderUnavailableError } from '../errors.ts';
+import {
+  ProviderAuthError,
+  ProviderRateLimitError,
+  ProviderRequestError,
+  ProviderUnavailableError,
+} from '../errors.ts';
 import { ProviderHttpClient, parseProviderBody, requireApiKey, type ProviderTuning } from '../http.ts';
 import { providerDetail } from '../redact.ts';
 import { normalizeProfileUrl } from '../../domain/profile-url.ts';
@@ -34,10 +39,22 @@ const personSchema = z.object({
           .object({ name: z.string().nullish(), domain: z.string().nullish(), fqdn: z.string().nullish() })
           .nullish(),
         emailAddresses: z
-          .array(z.object({ email: z.string(), emailType: z.string().nullish(), emailConfidence: z.string().nullish() }))
+          .array(
+            z.object({
+              email: z.string(),
+              emailType: z.string().nullish(),
+              emailConfidence: z.string().nullish(),
+            }),
+          )
           .nullish(),
         phoneNumbers: z
-          .array(z.object({ number: z.string(), phoneType: z.string().nullish(), doNotCall: z.boolean().nullish() }))
+          .array(
+            z.object({
+              number: z.string(),
+              phoneType: z.string().nullish(),
+              doNotCall: z.boolean().nullish(),
+            }),
+          )
           .nullish(),
         socialLinks: z.object({ linkedin: z.string().nullish() }).nullish(),
       })
@@ -83,7 +100,9 @@ export class LushaProvider implements EnrichmentProvider {
     const personalEmails: FoundEmail[] = [];
     for (const entry of data.emailAddresses ?? []) {
       // Lusha types addresses `work`, `personal` or `other`; only `personal` is known not to be a work address.
-      (entry.emailType?.toLowerCase() === 'personal' ? personalEmails : workEmails).push({ email: entry.email });
+      (entry.emailType?.toLowerCase() === 'personal' ? personalEmails : workEmails).push({
+        email: entry.email,
+      });
     }
     const jobTitle = typeof data.jobTitle === 'string' ? data.jobTitle : data.jobTitle?.title;
     const linkedin = data.socialLinks?.linkedin;
@@ -96,7 +115,10 @@ export class LushaProvider implements EnrichmentProvider {
       networkUrl: (linkedin && normalizeProfileUrl(linkedin)) || lookup.networkUrl,
       workEmails,
       personalEmails,
-      phones: (data.phoneNumbers ?? []).map((phone) => ({ number: phone.number, flagged: phone.doNotCall === true })),
+      phones: (data.phoneNumbers ?? []).map((phone) => ({
+        number: phone.number,
+        flagged: phone.doNotCall === true,
+      })),
     };
   }
 }
@@ -114,7 +136,11 @@ function failOrMiss(error: z.infer<typeof contactErrorSchema>, apiKey: string): 
   }
   if (code === 404 || code === 451 || /not[\s_-]?found|gdpr/i.test(words)) return null;
   if (code === 429 || /rate[\s_-]?limit|quota/i.test(words)) {
-    throw new ProviderRateLimitError(PROVIDER, `${PROVIDER} rate limit hit: ${detail}`, IN_BODY_RATE_LIMIT_RETRY_MS);
+    throw new ProviderRateLimitError(
+      PROVIDER,
+      `${PROVIDER} rate limit hit: ${detail}`,
+      IN_BODY_RATE_LIMIT_RETRY_MS,
+    );
   }
   if (code >= 500) throw new ProviderUnavailableError(PROVIDER, `${PROVIDER} failed: ${detail}`);
   throw new ProviderRequestError(PROVIDER, `${PROVIDER} refused the request: ${detail}`);

@@ -6,7 +6,10 @@ export function displayName(raw: string | null | undefined): string | undefined 
   const trimmed = raw?.trim();
   if (!trimmed) return undefined;
   if (trimmed !== trimmed.toLowerCase()) return trimmed;
-  return trimmed.replace(/(^|[\s'’-])(\p{Ll})/gu, (_match, before: string, letter: string) => before + letter.toUpperCase());
+  return trimmed.replace(
+    /(^|[\s'’-])(\p{Ll})/gu,
+    (_match, before: string, letter: string) => before + letter.toUpperCase(),
+  );
 }
 
 /** A present, non-blank string or undefined. */

@@ -60,7 +60,11 @@ export class BraveProvider implements ProfileSearchProvider {
       if (/TOKEN/i.test(error.code)) {
         throw new ProviderAuthError(PROVIDER, `${PROVIDER} rejected the API key: ${error.code}`, 422);
       }
-      throw new ProviderRequestError(PROVIDER, `${PROVIDER} refused the request (HTTP 422): ${error.code}`, 422);
+      throw new ProviderRequestError(
+        PROVIDER,
+        `${PROVIDER} refused the request (HTTP 422): ${error.code}`,
+        422,
+      );
     }
     const body = parseProviderBody(PROVIDER, searchSchema, answer);
     return (body.web?.results ?? []).slice(0, wanted).map((result) => ({

@@ -20,10 +20,17 @@ export interface SearchProviderConfig {
  * The configured search adapter; create it once per worker (it owns the rate limiter). A missing
  * key surfaces as a non-retryable ProviderAuthError on the first search.
  */
-export function createSearchProvider(config: SearchProviderConfig, tuning: ProviderTuning = {}): ProfileSearchProvider {
+export function createSearchProvider(
+  config: SearchProviderConfig,
+  tuning: ProviderTuning = {},
+): ProfileSearchProvider {
   switch (config.SEARCH_PROVIDER) {
     case 'serper':
-      return new SerperProvider({ ...tuning, apiKey: config.SERPER_API_KEY, baseUrl: config.SERPER_BASE_URL });
+      return new SerperProvider({
+        ...tuning,
+        apiKey: config.SERPER_API_KEY,
+        baseUrl: config.SERPER_BASE_URL,
+      });
     case 'brave':
       return new BraveProvider({ ...tuning, apiKey: config.BRAVE_API_KEY, baseUrl: config.BRAVE_BASE_URL });
   }

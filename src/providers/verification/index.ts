@@ -3,7 +3,12 @@ import { ReacherProvider } from './reacher.ts';
 import type { EmailVerificationProvider, VerificationProviderName } from './types.ts';
 import { ZeroBounceProvider } from './zerobounce.ts';
 
-export type { EmailResult, EmailVerificationProvider, VerificationProviderName, VerificationVerdict } from './types.ts';
+export type {
+  EmailResult,
+  EmailVerificationProvider,
+  VerificationProviderName,
+  VerificationVerdict,
+} from './types.ts';
 export { ReacherProvider, type ReacherOptions } from './reacher.ts';
 export { ZeroBounceProvider, type ZeroBounceOptions } from './zerobounce.ts';
 
@@ -35,6 +40,10 @@ export function createVerificationProvider(
         bulkBaseUrl: config.ZEROBOUNCE_BULK_BASE_URL,
       });
     case 'reacher':
-      return new ReacherProvider({ ...tuning, baseUrl: config.REACHER_BASE_URL, apiKey: config.REACHER_API_KEY });
+      return new ReacherProvider({
+        ...tuning,
+        baseUrl: config.REACHER_BASE_URL,
+        apiKey: config.REACHER_API_KEY,
+      });
   }
 }

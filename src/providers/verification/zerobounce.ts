@@ -97,7 +97,8 @@ export class ZeroBounceProvider implements EmailVerificationProvider {
     const body = parseProviderBody(PROVIDER, validateSchema, answer);
     if ('error' in body) {
       const detail = providerDetail(body.error, [apiKey]);
-      if (isKeyProblem(body.error)) throw new ProviderAuthError(PROVIDER, `${PROVIDER} rejected the API key: ${detail}`);
+      if (isKeyProblem(body.error))
+        throw new ProviderAuthError(PROVIDER, `${PROVIDER} rejected the API key: ${detail}`);
       return { email, result: 'Unknown', reason: `error: ${detail}` };
     }
     return toVerdict(email, body);
@@ -108,7 +109,10 @@ export class ZeroBounceProvider implements EmailVerificationProvider {
       method: 'POST',
       baseUrl: this.#bulkBaseUrl,
       path: '/v2/validatebatch',
-      json: { api_key: apiKey, email_batch: emails.map((email) => ({ email_address: email, ip_address: null })) },
+      json: {
+        api_key: apiKey,
+        email_batch: emails.map((email) => ({ email_address: email, ip_address: null })),
+      },
       secrets: [apiKey],
     });
     const body = parseProviderBody(PROVIDER, batchSchema, answer);
@@ -130,7 +134,8 @@ export class ZeroBounceProvider implements EmailVerificationProvider {
       const verdict = verdicts.get(key);
       if (verdict) return toVerdict(email, verdict);
       const failure = failures.get(key);
-      const reason = failure === undefined ? 'error: no result returned' : `error: ${providerDetail(failure, [apiKey])}`;
+      const reason =
+        failure === undefined ? 'error: no result returned' : `error: ${providerDetail(failure, [apiKey])}`;
       return { email, result: 'Unknown', reason };
     });
   }

@@ -1,4 +1,12 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
+import {
+  header,
+  notFound,
+  startStandIn,
+  type RecordedRequest,
+  type Reply,
+  type RouteContext,
+  type StandIn,
+} from './stand-in.ts';
 
 export interface BraveResult {
   title: string;
@@ -43,15 +51,25 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
     if (!q || !Number.isInteger(count) || count < 1 || count > 20) {
       return {
         status: 422,
-        json: { type: 'ErrorResponse', error: { status: 422, code: 'VALIDATION', detail: 'Unable to validate request parameter(s)' } },
+        json: {
+          type: 'ErrorResponse',
+          error: { status: 422, code: 'VALIDATION', detail: 'Unable to validate request parameter(s)' },
+        },
       };
     }
     const results = (fixtures.results.get(q) ?? []).slice(0, count);
-    const json: Record<string, unknown> = { type: 'search', query: { original: q, more_results_available: false } };
+    const json: Record<string, unknown> = {
+      type: 'search',
+      query: { original: q, more_results_available: false },
+    };
     if (results.length > 0) {
       json.web = {
         type: 'search',
-        results: results.map((result) => ({ type: 'search_result', ...result, description: result.description ?? '' })),
+        results: results.map((result) => ({
+          type: 'search_result',
+          ...result,
+          description: result.description ?? '',
+        })),
         family_friendly: true,
       };
     }
@@ -59,7 +77,9 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
   };
 
   const standIn = await startStandIn((request, context) =>
-    request.method === 'GET' && request.path === '/res/v1/web/search' ? search(request, context) : notFound(request),
+    request.method === 'GET' && request.path === '/res/v1/web/search'
+      ? search(request, context)
+      : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

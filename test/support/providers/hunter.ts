@@ -44,7 +44,11 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
   const find = (request: RecordedRequest): Reply => {
     const { first_name: first, last_name: last, domain, company } = request.query;
     if (!first || !last || (!domain && !company)) {
-      return errors(400, 'wrong_params', 'You are missing the domain or company, or the first_name and last_name parameters');
+      return errors(
+        400,
+        'wrong_params',
+        'You are missing the domain or company, or the first_name and last_name parameters',
+      );
     }
     const scope = domain ?? company ?? '';
     const finding = fixtures.findings.get(hunterPersonKey(first, last, scope));
@@ -56,7 +60,7 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
           last_name: last,
           email: finding?.email ?? null,
           score: finding ? (finding.score ?? 90) : null,
-          domain: domain ?? (finding?.email.split('@')[1] ?? null),
+          domain: domain ?? finding?.email.split('@')[1] ?? null,
           accept_all: false,
           position: finding?.position ?? null,
           twitter: null,
@@ -69,7 +73,15 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
             status: finding?.verification ?? null,
           },
         },
-        meta: { params: { first_name: first, last_name: last, full_name: null, domain: domain ?? null, company: company ?? null } },
+        meta: {
+          params: {
+            first_name: first,
+            last_name: last,
+            full_name: null,
+            domain: domain ?? null,
+            company: company ?? null,
+          },
+        },
       },
     };
   };
@@ -104,7 +116,8 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
 
   const standIn = await startStandIn((request, { rejectKey }) => {
     if (request.method !== 'GET') return notFound(request);
-    if (request.path !== '/v2/email-finder' && request.path !== '/v2/email-verifier') return notFound(request);
+    if (request.path !== '/v2/email-finder' && request.path !== '/v2/email-verifier')
+      return notFound(request);
     if (rejectKey || request.query.api_key !== apiKey) {
       return errors(401, 'authentication_failed', 'No user found for the API key supplied');
     }

@@ -1,4 +1,13 @@
-import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
+import {
+  header,
+  notFound,
+  profileKey,
+  startStandIn,
+  type RecordedRequest,
+  type Reply,
+  type RouteContext,
+  type StandIn,
+} from './stand-in.ts';
 
 export interface LushaPerson {
   firstName?: string;
@@ -33,9 +42,11 @@ export async function startLushaServer(options: { apiKey?: string } = {}): Promi
   });
 
   const person = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
-    if (rejectKey || header(request, 'api_key') !== apiKey) return failure(401, 'Unauthorized', 'Invalid API key');
+    if (rejectKey || header(request, 'api_key') !== apiKey)
+      return failure(401, 'Unauthorized', 'Invalid API key');
     const linkedinUrl = request.query.linkedinUrl;
-    if (!linkedinUrl) return { status: 400, json: { message: 'linkedinUrl, email or name and company are required' } };
+    if (!linkedinUrl)
+      return { status: 400, json: { message: 'linkedinUrl, email or name and company are required' } };
     const wanted = profileKey(linkedinUrl);
     const found = [...fixtures.people].find(([url]) => profileKey(url) === wanted);
     if (!found) return failure(404, 'Not Found', 'Contact not found');

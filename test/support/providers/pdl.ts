@@ -1,4 +1,13 @@
-import { header, notFound, profileKey, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
+import {
+  header,
+  notFound,
+  profileKey,
+  startStandIn,
+  type RecordedRequest,
+  type Reply,
+  type RouteContext,
+  type StandIn,
+} from './stand-in.ts';
 
 /** The `data` object of a PDL person record (the fields this service reads, and a few more). */
 export interface PdlPerson {
@@ -32,25 +41,36 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
 
   const enrich = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
     if (rejectKey || header(request, 'x-api-key') !== apiKey) {
-      return { status: 401, json: { status: 401, error: { type: 'authentication_error', message: 'Invalid API Key' } } };
+      return {
+        status: 401,
+        json: { status: 401, error: { type: 'authentication_error', message: 'Invalid API Key' } },
+      };
     }
     const profile = request.query.profile;
     if (!profile) {
-      return { status: 400, json: { status: 400, error: { type: 'invalid_request_error', message: 'profile is required' } } };
+      return {
+        status: 400,
+        json: { status: 400, error: { type: 'invalid_request_error', message: 'profile is required' } },
+      };
     }
     const wanted = profileKey(profile);
     const person = [...fixtures.people].find(([url]) => profileKey(url) === wanted)?.[1];
     if (!person) {
       return {
         status: 404,
-        json: { status: 404, error: { type: 'not_found', message: 'No records were found matching your request' } },
+        json: {
+          status: 404,
+          error: { type: 'not_found', message: 'No records were found matching your request' },
+        },
       };
     }
     return { status: 200, json: { status: 200, likelihood: 9, data: { linkedin_url: wanted, ...person } } };
   };
 
   const standIn = await startStandIn((request, context) =>
-    request.method === 'GET' && request.path === '/v5/person/enrich' ? enrich(request, context) : notFound(request),
+    request.method === 'GET' && request.path === '/v5/person/enrich'
+      ? enrich(request, context)
+      : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

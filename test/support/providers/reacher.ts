@@ -1,4 +1,12 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
+import {
+  header,
+  notFound,
+  startStandIn,
+  type RecordedRequest,
+  type Reply,
+  type RouteContext,
+  type StandIn,
+} from './stand-in.ts';
 
 export type ReacherReachability = 'safe' | 'risky' | 'invalid' | 'unknown';
 
@@ -22,7 +30,9 @@ export async function startReacherServer(options: { apiKey?: string } = {}): Pro
 
   const check = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
     const keyAccepted =
-      apiKey === undefined || header(request, 'x-reacher-secret') === apiKey || header(request, 'authorization') === apiKey;
+      apiKey === undefined ||
+      header(request, 'x-reacher-secret') === apiKey ||
+      header(request, 'authorization') === apiKey;
     if (rejectKey || !keyAccepted) {
       return { status: 401, json: { error: 'Unauthorized: invalid or missing secret' } };
     }
@@ -53,7 +63,9 @@ export async function startReacherServer(options: { apiKey?: string } = {}): Pro
   };
 
   const standIn = await startStandIn((request, context) =>
-    request.method === 'POST' && request.path === '/v1/check_email' ? check(request, context) : notFound(request),
+    request.method === 'POST' && request.path === '/v1/check_email'
+      ? check(request, context)
+      : notFound(request),
   );
   return Object.assign(standIn, { apiKey, fixtures });
 }

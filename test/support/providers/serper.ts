@@ -1,4 +1,12 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
+import {
+  header,
+  notFound,
+  startStandIn,
+  type RecordedRequest,
+  type Reply,
+  type RouteContext,
+  type StandIn,
+} from './stand-in.ts';
 
 export interface SerperResult {
   title: string;
@@ -26,7 +34,8 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
       return { status: 403, json: { message: 'Unauthorized.', statusCode: 403 } };
     }
     const body = request.body as { q?: unknown; num?: unknown } | undefined;
-    if (typeof body?.q !== 'string') return { status: 400, json: { message: 'Missing query parameter', statusCode: 400 } };
+    if (typeof body?.q !== 'string')
+      return { status: 400, json: { message: 'Missing query parameter', statusCode: 400 } };
     const num = typeof body.num === 'number' ? body.num : 10;
     const organic = (fixtures.results.get(body.q) ?? []).slice(0, num).map((result, index) => ({
       title: result.title,

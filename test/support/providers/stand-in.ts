@@ -127,7 +127,9 @@ export async function startStandIn(route: Route): Promise<StandIn> {
     },
     close() {
       server.closeAllConnections();
-      return new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      return new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
     },
   };
 }

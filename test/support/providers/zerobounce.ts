@@ -1,6 +1,15 @@
-import { header, notFound, startStandIn, type RecordedRequest, type Reply, type RouteContext, type StandIn } from './stand-in.ts';
+import {
+  header,
+  notFound,
+  startStandIn,
+  type RecordedRequest,
+  type Reply,
+  type RouteContext,
+  type StandIn,
+} from './stand-in.ts';
 
-export type ZeroBounceStatus = 'valid' | 'invalid' | 'catch-all' | 'unknown' | 'spamtrap' | 'abuse' | 'do_not_mail';
+export type ZeroBounceStatus =
+  'valid' | 'invalid' | 'catch-all' | 'unknown' | 'spamtrap' | 'abuse' | 'do_not_mail';
 
 export interface ZeroBounceFixtures {
   /** Lower-cased address → verdict; other addresses answer `unknown`. */
@@ -60,13 +69,19 @@ export async function startZeroBounceServer(options: { apiKey?: string } = {}): 
   const validateBatch = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
     const body = request.body as { api_key?: unknown; email_batch?: unknown } | undefined;
     if (rejectKey || body?.api_key !== apiKey) {
-      return { status: 200, json: { email_batch: [], errors: [{ error: 'Invalid API Key', email_address: 'all' }] } };
+      return {
+        status: 200,
+        json: { email_batch: [], errors: [{ error: 'Invalid API Key', email_address: 'all' }] },
+      };
     }
     const batch = Array.isArray(body.email_batch) ? (body.email_batch as { email_address?: unknown }[]) : [];
     if (batch.length === 0 || batch.length > 200) {
       return {
         status: 200,
-        json: { email_batch: [], errors: [{ error: 'email_batch must hold 1 to 200 entries', email_address: 'all' }] },
+        json: {
+          email_batch: [],
+          errors: [{ error: 'email_batch must hold 1 to 200 entries', email_address: 'all' }],
+        },
       };
     }
     const emailBatch: ReturnType<typeof verdict>[] = [];
