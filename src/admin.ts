@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadConfig } from './config.ts';
 import { Organization } from './db/entities/index.ts';
 import { initOrm } from './db/orm.ts';
-import { applyCredits } from './db/repos/credits.ts';
+import { applyCredits, InsufficientCreditsError } from './db/repos/credits.ts';
 
 const USAGE = `usage: npm run admin -- grant-credits --org <organization id> --credits <n> --reason <text> [--idempotency-key <key>]
   --credits=-<n> takes credits back (never below a zero balance).
@@ -57,7 +57,7 @@ try {
   if (command === 'grant-credits') await grantCredits(rest);
   else throw new UsageError(command ? `unknown command ${command}` : 'no command');
 } catch (err) {
-  if (err instanceof UsageError || (err instanceof Error && err.name === 'InsufficientCreditsError')) {
+  if (err instanceof UsageError || err instanceof InsufficientCreditsError) {
     console.error(`${err.message}\n${USAGE}`);
     process.exit(2);
   }
