@@ -1,12 +1,14 @@
+import { ApiKey } from './api-key.ts';
 import { CreditLedgerEntry } from './credit-ledger.ts';
 import { Lead } from './lead.ts';
 import { List } from './list.ts';
 import { LoginFailure } from './login-failure.ts';
 import { Organization } from './organization.ts';
+import { RateLimitBucket } from './rate-limit-bucket.ts';
 import { Session } from './session.ts';
 import { User } from './user.ts';
 
-export { CreditLedgerEntry, Lead, List, LoginFailure, Organization, Session, User };
+export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
-export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry];
+export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket];

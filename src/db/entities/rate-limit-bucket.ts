@@ -1,0 +1,17 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/**
+ * One token bucket per caller (`key:<apiKeyId>`, `session:<sessionId>`). Kept in PostgreSQL so every API
+ * process draws on the same budget; only ever changed by the single upsert in `takeToken`.
+ */
+export const RateLimitBucket = defineEntity({
+  name: 'RateLimitBucket',
+  properties: {
+    bucket: p.string().length(100).primary(),
+    tokens: p.double(),
+    /** Whether the latest request got a token: the upsert's RETURNING cannot see the row it replaced. */
+    granted: p.boolean(),
+    updatedAt: p.datetime(),
+  },
+});
+export type IRateLimitBucket = InferEntity<typeof RateLimitBucket>;
