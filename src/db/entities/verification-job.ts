@@ -1,0 +1,31 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { DECISIONS, VERIFICATION_METHODS, VERIFICATION_STAGES } from '../../domain/verification.ts';
+import { createdAtProperty, idProperty, updatedAtProperty } from './common.ts';
+import { List } from './list.ts';
+import { Organization } from './organization.ts';
+
+/**
+ * One verification of a list. Counts are not stored here: they are aggregated from the job's result
+ * rows on every read, so job, progress, estimate and coverage can never disagree.
+ */
+export const VerificationJob = defineEntity({
+  name: 'VerificationJob',
+  indexes: [{ properties: ['organization', 'id'] }, { properties: ['list', 'id'] }],
+  properties: {
+    id: idProperty(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    list: () => p.manyToOne(List).deleteRule('cascade'),
+    verificationMethod: p.enum(VERIFICATION_METHODS),
+    verificationStage: p.enum(VERIFICATION_STAGES),
+    /** Distinct addresses (case-insensitive) of the list's leads when the job was created. */
+    totalEmails: p.integer(),
+    smtpCompletedAt: p.datetime().nullable(),
+    userDecision: p.enum(DECISIONS).nullable(),
+    decisionMadeAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+    failureReason: p.text().nullable(),
+    createdAt: createdAtProperty(),
+    updatedAt: updatedAtProperty(),
+  },
+});
+export type IVerificationJob = InferEntity<typeof VerificationJob>;

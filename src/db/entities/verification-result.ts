@@ -1,0 +1,35 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { EMAIL_RESULTS } from '../../domain/lead.ts';
+import { RESULT_SOURCES } from '../../domain/verification.ts';
+import { idProperty } from './common.ts';
+import { VerificationJob } from './verification-job.ts';
+
+export const API_STATUSES = ['pending', 'done'] as const;
+
+/**
+ * One distinct address of a job. `smtpResult` is what the SMTP stage (or its pre-checks) concluded;
+ * `result`, `source`, `reason` and `checkedAt` are the final verdict (the provider's when one was
+ * bought). `apiStatus` marks the addresses chosen for the provider and whether they were sent.
+ */
+export const VerificationResult = defineEntity({
+  name: 'VerificationResult',
+  uniques: [{ properties: ['job', 'email'] }],
+  indexes: [{ properties: ['job', 'domain', 'id'] }],
+  properties: {
+    id: idProperty(),
+    job: () => p.manyToOne(VerificationJob).deleteRule('cascade'),
+    /** Lower-cased, as the leads hold it otherwise (domain in ASCII). */
+    email: p.string().length(254),
+    /** ASCII domain, '' when the address has none. */
+    domain: p.string().length(253),
+    smtpResult: p.enum(EMAIL_RESULTS).nullable(),
+    smtpCheckedAt: p.datetime().nullable(),
+    apiStatus: p.enum(API_STATUSES).nullable(),
+    result: p.enum(EMAIL_RESULTS).nullable(),
+    source: p.enum(RESULT_SOURCES).nullable(),
+    reason: p.text().nullable(),
+    mxHost: p.string().length(253).nullable(),
+    checkedAt: p.datetime().nullable(),
+  },
+});
+export type IVerificationResult = InferEntity<typeof VerificationResult>;

@@ -1,0 +1,97 @@
+import type { EmailResult } from './lead.ts';
+
+export const VERIFICATION_METHODS = ['smtp_only', 'smtp_api_fallback', 'api_only'] as const;
+export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+
+/**
+ * interface.md §3.1 stages, plus `failed`: a job whose provider refused to work (bad key, persistent
+ * outage) ends there with a `failureReason` instead of sitting in an active stage forever.
+ */
+export const VERIFICATION_STAGES = ['pending', 'smtp_verifying', 'awaiting_decision', 'api_verifying', 'completed', 'failed'] as const;
+export type VerificationStage = (typeof VERIFICATION_STAGES)[number];
+
+/** Stages in which a list already has a job, so a new one is refused (CONTRACT §3). */
+export const ACTIVE_STAGES = ['pending', 'smtp_verifying', 'awaiting_decision', 'api_verifying'] as const satisfies readonly VerificationStage[];
+export const isActiveStage = (stage: VerificationStage) => (ACTIVE_STAGES as readonly string[]).includes(stage);
+
+export const DECISIONS = ['accept_current', 'fill_unknowns_only', 'fill_catchall_only', 'fill_all_gaps'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** Where a per-address result came from. */
+export const RESULT_SOURCES = ['precheck', 'smtp', 'api'] as const;
+export type ResultSource = (typeof RESULT_SOURCES)[number];
+
+/** The provider's price per address (interface.md §8.2: $0.0005), in micro-dollars. */
+export const API_PRICE_MICROS = 500;
+
+/** The SMTP results a decision sends to the provider; empty for `accept_current`. */
+export function gapResultsFor(decision: Decision): EmailResult[] {
+  switch (decision) {
+    case 'accept_current':
+      return [];
+    case 'fill_unknowns_only':
+      return ['Unknown'];
+    case 'fill_catchall_only':
+      return ['Catch-All'];
+    case 'fill_all_gaps':
+      return ['Unknown', 'Catch-All'];
+  }
+}
+
+export const stageAfterDecision = (decision: Decision): VerificationStage =>
+  decision === 'accept_current' ? 'completed' : 'api_verifying';
+
+/** Micro-dollars as a JSON number of dollars: integer division by 10^6 is exact to 6 decimals. */
+export const microsToDollars = (micros: number) => micros / 1_000_000;
+
+/** Percent rounded half away from zero to 2 decimals (CONTRACT §0); 0 of 0 is 0. */
+export function percent(part: number, whole: number): number {
+  if (whole <= 0) return 0;
+  // Integer arithmetic on hundredths of a percent: part*10000/whole, rounded half up (both are ≥ 0).
+  const hundredths = Math.floor((part * 10_000 * 2 + whole) / (2 * whole));
+  return hundredths / 100;
+}
+
+/** Final results of a job's addresses (provider result where one was bought, else SMTP). */
+export interface FinalCounts {
+  total: number;
+  valid: number;
+  invalid: number;
+  catchAll: number;
+  unknown: number;
+}
+
+/** CONTRACT §3: (Valid + Invalid) / totalEmails × 100. */
+export const coveragePercentage = (c: FinalCounts) => percent(c.valid + c.invalid, c.total);
+
+export interface CostEstimate {
+  unknownCount: number;
+  catchAllCount: number;
+  totalGapCount: number;
+  costPerEmail: number;
+  fillUnknownsCost: number;
+  fillCatchAllCost: number;
+  fillAllGapsCost: number;
+  currentCoveragePercentage: number;
+  projectedCoveragePercentage: number;
+}
+
+/**
+ * interface.md §2.4 from the current final results: the gaps are the addresses whose result is
+ * Unknown or Catch-All; the projection assumes every gap resolved (the `fill_all_gaps` outcome), so
+ * it counts every address that has a result at all (100 once the SMTP stage is complete).
+ */
+export function costEstimate(c: FinalCounts): CostEstimate {
+  const totalGapCount = c.unknown + c.catchAll;
+  return {
+    unknownCount: c.unknown,
+    catchAllCount: c.catchAll,
+    totalGapCount,
+    costPerEmail: microsToDollars(API_PRICE_MICROS),
+    fillUnknownsCost: microsToDollars(c.unknown * API_PRICE_MICROS),
+    fillCatchAllCost: microsToDollars(c.catchAll * API_PRICE_MICROS),
+    fillAllGapsCost: microsToDollars(totalGapCount * API_PRICE_MICROS),
+    currentCoveragePercentage: coveragePercentage(c),
+    projectedCoveragePercentage: percent(c.valid + c.invalid + totalGapCount, c.total),
+  };
+}
