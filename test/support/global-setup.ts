@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
@@ -6,6 +7,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { initOrm, migrateUp } from '../../src/db/orm.ts';
+import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { resolveTemporalCli } from '../../src/dev/temporal-cli.ts';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { WORKFLOWS_PATH } from '../../src/temporal/worker.ts';
@@ -18,9 +20,41 @@ declare module 'vitest' {
   }
 }
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const LOCAL_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const EMBEDDED_PORT = 5434;
 
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.setTimeout(1000);
+    const settle = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => settle(true));
+    socket.once('error', () => settle(false));
+    socket.once('timeout', () => settle(false));
+  });
+
+/**
+ * TEST_DATABASE_URL, else a local PostgreSQL on 5432, else (a fresh machine) an embedded PostgreSQL kept
+ * under .data/test-postgres, so `npm test` needs nothing installed beyond `npm install`.
+ */
+async function adminDatabase(): Promise<{ url: string; stop: () => Promise<unknown> }> {
+  if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => undefined };
+  if (await accepts(5432)) return { url: LOCAL_URL, stop: async () => undefined };
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(import.meta.dirname, '../../.data/test-postgres'),
+    port: EMBEDDED_PORT,
+    signal: new AbortController().signal,
+    log: (line) => console.log(`[test-postgres] ${line}`),
+  });
+  const url = new URL(pg.url);
+  url.pathname = '/postgres';
+  return { url: url.toString(), stop: () => pg.process.stop() };
+}
+
+async function createDatabase(ADMIN_URL: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `le_test_${process.pid}_${Date.now().toString(36)}`;
   const admin = await MikroORM.init({ clientUrl: ADMIN_URL, entities: [], discovery: { warnWhenNoEntities: false } });
   await admin.em.getConnection().execute(`create database "${name}"`);
@@ -38,7 +72,8 @@ async function createDatabase(): Promise<{ url: string; drop: () => Promise<void
 }
 
 export default async function setup(project: TestProject) {
-  const db = await createDatabase();
+  const admin = await adminDatabase();
+  const db = await createDatabase(admin.url);
   const orm = await initOrm(db.url);
   await migrateUp(orm);
   await orm.close();
@@ -67,6 +102,7 @@ export default async function setup(project: TestProject) {
     await env.teardown();
     await rm(dir, { recursive: true, force: true });
     await db.drop();
+    await admin.stop();
   };
 }
 
