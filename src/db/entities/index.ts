@@ -1,10 +1,16 @@
 import { ApiKey } from './api-key.ts';
 import { CreditLedgerEntry } from './credit-ledger.ts';
+import { EnrichedProfile } from './enriched-profile.ts';
+import { EnrichmentJob } from './enrichment-job.ts';
+import { EnrichmentProviderSetting } from './enrichment-provider-setting.ts';
+import { EnrichmentRequest } from './enrichment-request.ts';
 import { Lead } from './lead.ts';
 import { List } from './list.ts';
 import { LoginFailure } from './login-failure.ts';
 import { Organization } from './organization.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
+import { ScrapeItem } from './scrape-item.ts';
+import { ScrapeJob } from './scrape-job.ts';
 import { Session } from './session.ts';
 import { User } from './user.ts';
 import { VerificationDomain } from './verification-domain.ts';
@@ -14,7 +20,10 @@ import { VerificationSpend } from './verification-spend.ts';
 
 export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSpend };
+export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRequest };
+export { ScrapeItem, ScrapeJob };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
 export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
-  VerificationJob, VerificationResult, VerificationDomain, VerificationSpend];
+  VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, ScrapeJob, ScrapeItem,
+  EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest];
