@@ -49,6 +49,16 @@ type Opened = { ok: true; session: SmtpSession; release: Release } | { ok: false
 
 const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
 
+/** Waits `ms`; on abort, rejects with the signal's own reason rather than a generic AbortError. */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw error;
+  }
+}
+
 /** 24 random lowercase letters: a local part no real mailbox has. */
 export function randomLocalPart(): string {
   let local = '';
@@ -112,7 +122,7 @@ export class DomainProbe {
       if ((await this.#round(pending)) === 'catch-all') break;
       pending = pending.filter((address) => !this.#findings.has(address));
       if (pending.length === 0 && this.#catchAll !== null) break;
-      if (attempt < this.#ctx.greylistAttempts) await sleep(this.#ctx.greylistDelayMs, undefined, { signal: this.#ctx.signal });
+      if (attempt < this.#ctx.greylistAttempts) await pause(this.#ctx.greylistDelayMs, this.#ctx.signal);
     }
     this.#settleLeftovers(pending);
     return { catchAll: this.#catchAll ?? { value: null, reason: 'catch-all check not run', host: null }, findings: this.#findings, lastHost: this.#lastHost };

@@ -1,4 +1,5 @@
 import { createServer as createNetServer } from 'node:net';
+import { domainToASCII } from 'node:url';
 import type { Server, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { SMTPServerSession } from 'smtp-server';
@@ -17,6 +18,11 @@ export class SessionGauge {
   close(): void {
     this.active -= 1;
   }
+
+  /** Forgets the peak: from now on `max` is measured afresh. */
+  resetPeak(): void {
+    this.max = this.active;
+  }
 }
 
 export interface RunningHost extends MailHost {
@@ -26,6 +32,13 @@ export interface RunningHost extends MailHost {
 /** An error whose `responseCode` smtp-server sends; the enhanced code travels at the start of the text. */
 function smtpError(code: number, text: string): Error {
   return Object.assign(new Error(text), { responseCode: code });
+}
+
+/** smtp-server hands over IDN domains decoded to Unicode; the world keeps every address in ASCII. */
+function asciiAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  const domain = address.slice(at + 1);
+  return `${address.slice(0, at + 1)}${domainToASCII(domain) || domain}`.toLowerCase();
 }
 
 function emptyStats(): HostStats {
@@ -43,7 +56,7 @@ class SessionBook {
   readonly stats = emptyStats();
   readonly #hostGauge = new SessionGauge();
   readonly #worldGauge: SessionGauge;
-  readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket }>();
+  readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket; finish: () => void }>();
   readonly sockets = new Set<Socket>();
 
   constructor(worldGauge: SessionGauge) {
@@ -53,21 +66,36 @@ class SessionBook {
   accept(socket: Socket): SessionRecord {
     const remote = `${socket.remoteAddress}:${socket.remotePort}`;
     const record: SessionRecord = { remote, commands: [], rcpts: [], tls: false, ended: false };
+    const finish = (): void => {
+      this.sockets.delete(socket);
+      this.#byRemote.delete(remote);
+      this.end(record);
+    };
     this.sockets.add(socket);
-    this.#byRemote.set(remote, { record, socket });
+    this.#byRemote.set(remote, { record, socket, finish });
     this.stats.sessions += 1;
     this.stats.log.push(record);
     this.#hostGauge.open();
     this.#worldGauge.open();
     this.#sync();
     socket.on('error', () => undefined);
-    socket.once('close', () => {
-      this.sockets.delete(socket);
-      this.#byRemote.delete(remote);
-      this.end(record);
-    });
+    socket.once('close', finish);
     this.sniff(socket, record);
     return record;
+  }
+
+  /**
+   * Follows the session onto its TLS socket. smtp-server strips every listener from the raw socket
+   * when it upgrades, so the end of the session must now be watched on the TLS socket.
+   */
+  secured(tlsSocket: Socket, session: SMTPServerSession): void {
+    const entry = this.#byRemote.get(`${session.remoteAddress}:${session.remotePort}`);
+    if (!entry) return;
+    entry.record.tls = true;
+    this.stats.tlsSessions += 1;
+    tlsSocket.on('error', () => undefined);
+    tlsSocket.once('close', entry.finish);
+    this.sniff(tlsSocket, entry.record);
   }
 
   recordOf(session: SMTPServerSession): SessionRecord | undefined {
@@ -165,7 +193,7 @@ function rcptDecision(behaviour: HostBehaviour, address: string, seen: Set<strin
 
 async function startSmtpHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
   const book = new SessionBook(gauge);
-  const mailboxes = new Set((behaviour.mailboxes ?? []).map((address) => address.toLowerCase()));
+  const mailboxes = new Set((behaviour.mailboxes ?? []).map(asciiAddress));
   const greylistSeen = new Set<string>();
   const latency = behaviour.latencyMs ?? 0;
   const later = (reply: () => void): void => {
@@ -209,13 +237,10 @@ async function startSmtpHost(name: string, ip: string, port: number, behaviour: 
       later(() => callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null));
     },
     onSecure(socket, session, callback) {
-      const record = book.recordOf(session);
-      if (record) {
-        record.tls = true;
-        book.stats.tlsSessions += 1;
-        book.sniff(socket, record);
-      }
+      // The callback pipes the socket into smtp-server's parser synchronously, before any data can
+      // flow, so the sniffer attached right after it misses nothing and steals nothing.
       callback();
+      book.secured(socket, session);
     },
     onMailFrom(_address, session, callback) {
       const count = countersOf(book.recordOf(session));
@@ -228,7 +253,7 @@ async function startSmtpHost(name: string, ip: string, port: number, behaviour: 
       const count = countersOf(record);
       count.commands += 1;
       count.rcpts += 1;
-      const rcpt = address.address.toLowerCase();
+      const rcpt = asciiAddress(address.address);
       book.stats.rcpts.push(rcpt);
       record?.rcpts.push(rcpt);
       if (hungUp(session, count.commands)) return;

@@ -15,8 +15,9 @@ export interface MailWorld {
   servers: Readonly<Record<string, MailHost>>;
   /** DNS questions received, as `TYPE name`. */
   dnsQueries: readonly string[];
-  /** Most sessions open at the same time, all hosts together. */
+  /** Most sessions open at the same time, all hosts together, since the start or `resetPeak()`. */
   maxConcurrentSessions(): number;
+  resetPeak(): void;
   /** Sums over all hosts. */
   totals(): { sessions: number; rcpts: number; dataCommands: number };
   stop(): Promise<void>;
@@ -110,6 +111,7 @@ export async function startMailWorld(description: MailWorldDescription): Promise
     servers: Object.fromEntries(running.map((host) => [host.name, host])),
     dnsQueries: dnsServer.queries,
     maxConcurrentSessions: () => gauge.max,
+    resetPeak: () => gauge.resetPeak(),
     totals: () => ({
       sessions: running.reduce((sum, host) => sum + host.stats.sessions, 0),
       rcpts: running.reduce((sum, host) => sum + host.stats.rcpts.length, 0),
