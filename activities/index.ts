@@ -1,10 +1,11 @@
 import type { ActivityDeps } from './deps.ts';
+import { scrapeActivities } from './scrape.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
 /** One factory per job kind is spread in here; workflows see only the type. */
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return { ...scrapeActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,2 +1,2 @@
 // Every workflow the worker registers is exported from here.
-export {};
+export * from './scrape.ts';

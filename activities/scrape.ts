@@ -1,0 +1,172 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItem } from '../src/db/repos/scrape-items.ts';
+import {
+  completeScrapeJob,
+  failScrapeJob,
+  markScrapeJobStarted,
+  readScrapeControl,
+  type ScrapeJobControl,
+} from '../src/db/repos/scrape-jobs.ts';
+import { requiredColumnsText, type ScrapeInputType, type ScrapeJobStatus } from '../src/domain/scrape.ts';
+import { buildProfileSearchQuery, pickProfileHit } from '../src/domain/search-query.ts';
+import { ProviderRequestError } from '../src/providers/errors.ts';
+import type { ActivityDeps } from './deps.ts';
+import { toActivityFailure } from './provider-failure.ts';
+
+/** Items read from the database at a time. */
+const PAGE_SIZE = 100;
+/**
+ * Searches in flight at once. Each waits on the provider's rate limiter before it is sent, and a
+ * started search always finishes (so no item is ever searched twice): few in flight keeps a pause
+ * effective within seconds even at the slowest provider's one request per second.
+ */
+const CONCURRENCY = 4;
+/** One activity call ends after this many items or this long, keeping the workflow's history short. */
+const BATCH_MAX_ITEMS = 1_000;
+const BATCH_MAX_MS = 20_000;
+/** How stale the job status seen between items may be: the bound on how late a pause is noticed. */
+const STATUS_MAX_AGE_MS = 250;
+const HEARTBEAT_EVERY_MS = 5_000;
+const SEARCH_RESULTS = 10;
+
+export interface ScrapeBatchInput {
+  jobId: string;
+  /** Every item at or before this row is settled. */
+  afterRow: number;
+}
+
+export interface ScrapeBatchResult {
+  afterRow: number;
+  /** `more`: call again; `done`: nothing pending after the cursor; `stopped`: the job is not processing. */
+  outcome: 'more' | 'done' | 'stopped';
+  /** The job's status and control version as last read. */
+  status: ScrapeJobStatus;
+  controlVersion: number;
+}
+
+export class ScrapeJobMissingError extends Error {
+  constructor(jobId: string) {
+    super(`Scrape job ${jobId} does not exist`);
+    this.name = 'ScrapeJobMissingError';
+  }
+}
+
+export function scrapeActivities(deps: ActivityDeps) {
+  const { orm, search } = deps;
+
+  async function control(jobId: string): Promise<ScrapeJobControl> {
+    const current = await readScrapeControl(orm.em.fork(), jobId);
+    if (!current) throw ApplicationFailure.create({ message: new ScrapeJobMissingError(jobId).message, type: 'ScrapeJobMissingError', nonRetryable: true });
+    return current;
+  }
+
+  /** Searches one row and settles it; provider failures other than a refused query propagate. */
+  async function processItem(inputType: ScrapeInputType, jobId: string, item: ScrapeItemRow): Promise<void> {
+    const query = buildProfileSearchQuery(inputType, item);
+    let outcome: ItemOutcome;
+    if (!query) {
+      outcome = { status: 'failed', error: `The row has no value to search for (needs ${requiredColumnsText(inputType)})` };
+    } else {
+      try {
+        const match = pickProfileHit(await search.search(query, SEARCH_RESULTS));
+        outcome = match ? { status: 'found', networkUrl: match.networkUrl, filled: match.parsed } : { status: 'not_found' };
+      } catch (error) {
+        // The provider refused this one query for good: the item fails, the job goes on.
+        if (!(error instanceof ProviderRequestError)) throw error;
+        outcome = { status: 'failed', error: error.message };
+      }
+    }
+    await settleScrapeItem(orm.em.fork(), jobId, item.id, outcome);
+  }
+
+  return {
+    /**
+     * Processes pending items after the cursor, page by page, until the batch limits, the end of the
+     * job, a pause (seen in the job's status) or a worker shutdown. Safe to repeat: only pending items
+     * are searched and settled, so a retry after a crash picks up exactly where the last one stopped.
+     */
+    async processScrapeBatch(input: ScrapeBatchInput): Promise<ScrapeBatchResult> {
+      const context = Context.current();
+      const startedAt = Date.now();
+      await markScrapeJobStarted(orm.em.fork(), input.jobId);
+      let seen = await control(input.jobId);
+      let seenAt = Date.now();
+      let afterRow = input.afterRow;
+      let settled = 0;
+      const result = (outcome: ScrapeBatchResult['outcome']): ScrapeBatchResult => ({
+        afterRow,
+        outcome,
+        status: seen.status,
+        controlVersion: seen.controlVersion,
+      });
+      if (seen.status !== 'processing') return result('stopped');
+
+      const heartbeat = setInterval(() => context.heartbeat({ afterRow }), HEARTBEAT_EVERY_MS);
+      try {
+        for (;;) {
+          const page = await pendingItemsAfter(orm.em.fork(), input.jobId, afterRow, PAGE_SIZE);
+          if (page.length === 0) return result('done');
+
+          // Checked before each item starts; items already started always finish.
+          let stop: 'stopped' | 'more' | null = null;
+          const mayStart = async (): Promise<boolean> => {
+            if (stop) return false;
+            if (context.cancellationSignal.aborted) stop = 'more';
+            else if (settled >= BATCH_MAX_ITEMS || Date.now() - startedAt >= BATCH_MAX_MS) stop = 'more';
+            else if (Date.now() - seenAt > STATUS_MAX_AGE_MS) {
+              seen = await control(input.jobId);
+              seenAt = Date.now();
+              if (seen.status !== 'processing') stop = 'stopped';
+            }
+            return stop === null;
+          };
+
+          let next = 0;
+          let failure: { error: unknown } | null = null;
+          const runner = async () => {
+            for (;;) {
+              if (failure !== null || next >= page.length || !(await mayStart()) || next >= page.length) return;
+              // No await between the last bound check and the claim: runners never share an item.
+              const item = page[next++]!;
+              try {
+                await processItem(seen.inputType, input.jobId, item);
+                settled++;
+                context.heartbeat({ afterRow });
+              } catch (error) {
+                failure ??= { error };
+              }
+            }
+          };
+          await Promise.all(Array.from({ length: CONCURRENCY }, runner));
+
+          if (failure !== null) throw toActivityFailure((failure as { error: unknown }).error);
+          // Worker shutdown: the started items are settled; the retry (on any worker) takes the rest.
+          if (context.cancellationSignal.aborted) await context.cancelled;
+          // The cursor moves only past a page settled in full; a partial page is re-read (pending only).
+          if (next >= page.length && stop === null) afterRow = page.at(-1)!.rowNumber;
+          if (stop) return result(stop);
+        }
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /** The job's status and control version: how a paused workflow catches a resume whose signal was lost. */
+    async readScrapeJobControl(jobId: string): Promise<Pick<ScrapeJobControl, 'status' | 'controlVersion'>> {
+      const { status, controlVersion } = await control(jobId);
+      return { status, controlVersion };
+    },
+
+    /** True when the job is completed (or was closed otherwise); false while items are still pending. */
+    async completeScrapeJob(jobId: string): Promise<boolean> {
+      return completeScrapeJob(orm.em.fork(), jobId);
+    },
+
+    async failScrapeJob(input: { jobId: string; reason: string }): Promise<void> {
+      await failScrapeJob(orm.em.fork(), input.jobId, input.reason);
+    },
+  };
+}
+
+export type ScrapeActivities = ReturnType<typeof scrapeActivities>;

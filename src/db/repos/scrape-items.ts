@@ -1,0 +1,122 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ScrapeItemStatus, ScrapeRowValues } from '../../domain/scrape.ts';
+import { newId } from '../entities/common.ts';
+
+/** An item as reads, downloads, searches and syncs see it (snake_case columns mapped once, here). */
+export interface ScrapeItemRow extends ScrapeRowValues {
+  id: string;
+  rowNumber: number;
+  status: ScrapeItemStatus;
+  networkUrl: string | null;
+  error: string | null;
+}
+
+const COLUMNS = `id, row_number as "rowNumber", status, company, role, first_name as "firstName", last_name as "lastName",
+  domain, network_url as "networkUrl", error`;
+
+/** One statement per batch: the rows travel as one JSON parameter, not thousands of placeholders. */
+export async function insertScrapeItems(
+  em: EntityManager,
+  jobId: string,
+  rows: ReadonlyArray<ScrapeRowValues & { rowNumber: number }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const payload = rows.map((row) => ({
+    id: newId(),
+    row_number: row.rowNumber,
+    company: row.company,
+    role: row.role,
+    first_name: row.firstName,
+    last_name: row.lastName,
+    domain: row.domain,
+  }));
+  await em.execute(
+    `insert into scrape_item (id, job_id, row_number, status, company, role, first_name, last_name, domain)
+     select r.id, ?, r.row_number, 'pending', r.company, r.role, r.first_name, r.last_name, r.domain
+     from json_to_recordset(?::json) as r(id uuid, row_number int, company text, role text, first_name text, last_name text, domain text)`,
+    [jobId, JSON.stringify(payload)],
+    'run',
+  );
+}
+
+/** The next pending items after a row, in row order: the workflow's cursor. */
+export function pendingItemsAfter(em: EntityManager, jobId: string, afterRow: number, limit: number): Promise<ScrapeItemRow[]> {
+  return em.execute<ScrapeItemRow[]>(
+    `select ${COLUMNS} from scrape_item where job_id = ? and row_number > ? and status = 'pending' order by row_number limit ?`,
+    [jobId, afterRow, limit],
+  );
+}
+
+/** Keyset page of a job's items in row order (detail, download, sync). */
+export function itemsAfter(
+  em: EntityManager,
+  jobId: string,
+  afterRow: number,
+  limit: number,
+  filter: { foundOnly?: boolean; unsyncedOnly?: boolean } = {},
+): Promise<ScrapeItemRow[]> {
+  const found = filter.foundOnly ? ` and status = 'found'` : '';
+  const unsynced = filter.unsyncedOnly ? ` and synced_at is null` : '';
+  return em.execute<ScrapeItemRow[]>(
+    `select ${COLUMNS} from scrape_item where job_id = ? and row_number > ?${found}${unsynced} order by row_number limit ?`,
+    [jobId, afterRow, limit],
+  );
+}
+
+export interface ItemOutcome {
+  status: Exclude<ScrapeItemStatus, 'pending'>;
+  networkUrl?: string | null;
+  error?: string | null;
+  /** Values from the search result; they only fill what the row left empty. */
+  filled?: Partial<Pick<ScrapeRowValues, 'firstName' | 'lastName' | 'role' | 'company'>>;
+}
+
+/**
+ * Settles one pending item and moves the job's counters in the same statement. Only a `pending` item
+ * changes, so a repeated call (an activity retried after a crash) changes nothing and counts nothing:
+ * this is what makes every item count exactly once. True when this call settled it.
+ */
+export async function settleScrapeItem(em: EntityManager, jobId: string, itemId: string, outcome: ItemOutcome): Promise<boolean> {
+  const f = outcome.filled ?? {};
+  const rows = await em.execute<Array<{ status: string }>>(
+    `with item as (
+       update scrape_item set status = ?, network_url = ?, error = ?,
+         first_name = coalesce(first_name, ?), last_name = coalesce(last_name, ?),
+         role = coalesce(role, ?), company = coalesce(company, ?), processed_at = now()
+       where id = ? and job_id = ? and status = 'pending'
+       returning status
+     ), counted as (
+       update scrape_job set completed_items = completed_items + 1,
+         found_items = found_items + (select count(*) from item where status = 'found'),
+         updated_at = now()
+       where id = ? and exists (select 1 from item)
+       returning id
+     )
+     select status from item`,
+    [
+      outcome.status,
+      outcome.networkUrl ?? null,
+      outcome.error?.slice(0, 500) ?? null,
+      f.firstName?.slice(0, 200) ?? null,
+      f.lastName?.slice(0, 200) ?? null,
+      f.role?.slice(0, 300) ?? null,
+      f.company?.slice(0, 300) ?? null,
+      itemId,
+      jobId,
+      jobId,
+    ],
+  );
+  return rows.length > 0;
+}
+
+export async function markItemsSynced(em: EntityManager, itemIds: string[]): Promise<void> {
+  if (itemIds.length === 0) return;
+  await em.execute(`update scrape_item set synced_at = now() where id in (select value::uuid from json_array_elements_text(?::json))`, [
+    JSON.stringify(itemIds),
+  ], 'run');
+}
+
+/** Forgets earlier syncs: their leads went with a deleted list. */
+export async function clearItemsSynced(em: EntityManager, jobId: string): Promise<void> {
+  await em.execute(`update scrape_item set synced_at = null where job_id = ? and synced_at is not null`, [jobId], 'run');
+}

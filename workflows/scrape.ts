@@ -1,0 +1,108 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ScrapeActivities } from '../activities/scrape.ts';
+import { pauseScrapeSignal, resumeScrapeSignal } from '../src/temporal/scrape-messages.ts';
+
+export interface ScrapeWorkflowInput {
+  jobId: string;
+  /** Carried across continue-as-new: every item at or before this row is settled. */
+  afterRow?: number;
+  held?: boolean;
+  controlVersion?: number;
+}
+
+/** A run hands over to a fresh one well before Temporal would suggest it: histories stay small. */
+const HISTORY_EVENTS_PER_RUN = 1_000;
+/** While paused, the job's status is re-read this often, in case a resume signal never arrived. */
+const PAUSED_RECHECK = '15 minutes';
+
+const { processScrapeBatch } = proxyActivities<ScrapeActivities>({
+  startToCloseTimeout: '5 minutes',
+  // Each search is at most ~50 s (timeout and in-call retries); the activity heartbeats every 5 s meanwhile.
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    // About ten minutes of a failing provider before the job is given up as failed.
+    maximumAttempts: 14,
+    nonRetryableErrorTypes: ['ProviderAuthError', 'ScrapeJobMissingError'],
+  },
+});
+
+// Bookkeeping in our own database: retried until it works.
+const { completeScrapeJob, failScrapeJob, readScrapeJobControl } = proxyActivities<ScrapeActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/**
+ * Searches a scrape job's items batch by batch (the activity reads them by cursor from the database)
+ * until none is pending. Pause holds the workflow between batches; the running batch sees the paused
+ * status within a fraction of a second and stops starting items.
+ */
+export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> {
+  const { jobId } = input;
+  let afterRow = input.afterRow ?? 0;
+  let held = input.held ?? false;
+  let version = input.controlVersion ?? 0;
+  // The newest decision wins, whether it came by signal or by reading the job's status.
+  const apply = (controlVersion: number, hold: boolean) => {
+    if (controlVersion > version) {
+      version = controlVersion;
+      held = hold;
+    }
+  };
+  setHandler(pauseScrapeSignal, ({ version: v }) => apply(v, true));
+  setHandler(resumeScrapeSignal, ({ version: v }) => apply(v, false));
+
+  try {
+    for (;;) {
+      if (held) {
+        if (!(await condition(() => !held, PAUSED_RECHECK))) {
+          const current = await readScrapeJobControl(jobId);
+          if (current.status === 'completed' || current.status === 'failed') return;
+          apply(current.controlVersion, current.status === 'paused');
+        }
+        continue;
+      }
+
+      const batch = await processScrapeBatch({ jobId, afterRow });
+      afterRow = batch.afterRow;
+      apply(batch.controlVersion, batch.status === 'paused');
+      if (batch.status === 'completed' || batch.status === 'failed') return;
+      if (batch.outcome === 'done') {
+        if (await completeScrapeJob(jobId)) return;
+        // Something is still pending before the cursor: sweep from the start (pending items only).
+        afterRow = 0;
+      }
+
+      const info = workflowInfo();
+      if (info.continueAsNewSuggested || info.historyLength >= HISTORY_EVENTS_PER_RUN) {
+        await condition(allHandlersFinished);
+        return await continueAsNew<typeof scrapeWorkflow>({ jobId, afterRow, held, controlVersion: version });
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const reason = failureReason(error);
+    await failScrapeJob({ jobId, reason });
+    throw ApplicationFailure.create({ message: reason, type: 'ScrapeJobFailed', nonRetryable: true, cause: error });
+  }
+}
+
+function failureReason(error: ActivityFailure): string {
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure && cause.type === 'ProviderAuthError') {
+    return `The search provider rejected the credentials: ${cause.message}`;
+  }
+  return `Profile search kept failing: ${cause?.message ?? error.message}`;
+}
