@@ -28,7 +28,10 @@ function splitEnhanced(code: number, rest: string): { enhanced: string | null; t
   const match = ENHANCED_CODE.exec(rest);
   // An enhanced code whose class disagrees with the reply code is not trustworthy (RFC 3463 §2).
   if (!match || Number(match[1]) !== Math.floor(code / 100)) return { enhanced: null, text: rest.trim() };
-  return { enhanced: `${match[1]}.${Number(match[2])}.${Number(match[3])}`, text: rest.slice(match[0].length).trim() };
+  return {
+    enhanced: `${match[1]}.${Number(match[2])}.${Number(match[3])}`,
+    text: rest.slice(match[0].length).trim(),
+  };
 }
 
 /** Builds a reply from its lines (`250-first`, ..., `250 last`). */
@@ -93,13 +96,7 @@ export function formatReply(reply: SmtpReply): string {
  * - `rejected`: another permanent refusal that does not identify the mailbox as unknown (→ Unknown).
  */
 export type ReplyClass =
-  | 'accepted'
-  | 'mailbox-unknown'
-  | 'policy'
-  | 'too-many-recipients'
-  | 'closing'
-  | 'temporary'
-  | 'rejected';
+  'accepted' | 'mailbox-unknown' | 'policy' | 'too-many-recipients' | 'closing' | 'temporary' | 'rejected';
 
 const POLICY_TEXT =
   /\b(?:block(?:ed|list(?:ed)?)|black ?list(?:ed)?|spamhaus|spamcop|barracuda|rbl|dnsbl|policy|policies|reputation|access denied|not authori[sz]ed|relay(?:ing)? (?:access )?denied|spam|banned|abuse)\b/i;
@@ -116,7 +113,8 @@ function classifyEnhanced(enhanced: string): ReplyClass | null {
   if (subject === 1) {
     // x.1.1 bad mailbox, x.1.2 bad system, x.1.3 bad syntax, x.1.6 moved, x.1.10 null MX (RFC 7505).
     // x.1.0 (other address status) says only "address", so the text decides.
-    if (detail === 1 || detail === 2 || detail === 3 || detail === 6 || detail === 10) return 'mailbox-unknown';
+    if (detail === 1 || detail === 2 || detail === 3 || detail === 6 || detail === 10)
+      return 'mailbox-unknown';
     return null;
   }
   // x.2.1: mailbox disabled, not accepting messages (Gmail's "account ... is disabled").

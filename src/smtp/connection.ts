@@ -82,11 +82,19 @@ export class SmtpConnection {
         fail(
           code === 'ECONNREFUSED'
             ? new SmtpConnectRefusedError(options.host, `connection refused by ${label}`, { cause: error })
-            : new SmtpConnectRefusedError(options.host, `connection to ${label} failed (${code || error.message})`, { cause: error }),
+            : new SmtpConnectRefusedError(
+                options.host,
+                `connection to ${label} failed (${code || error.message})`,
+                { cause: error },
+              ),
         );
       };
-      const onAbort = (): void => fail(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted'));
-      const timer = setTimeout(() => fail(new SmtpTimeoutError(options.host, 'connect', `timeout connecting to ${label}`)), options.timeoutMs);
+      const onAbort = (): void =>
+        fail(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted'));
+      const timer = setTimeout(
+        () => fail(new SmtpTimeoutError(options.host, 'connect', `timeout connecting to ${label}`)),
+        options.timeoutMs,
+      );
       socket.once('connect', onConnect);
       socket.once('error', onError);
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -110,7 +118,10 @@ export class SmtpConnection {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        const what = stage === 'greeting' ? `timeout waiting for greeting from ${this.label}` : `timeout after ${stage} on ${this.label}`;
+        const what =
+          stage === 'greeting'
+            ? `timeout waiting for greeting from ${this.label}`
+            : `timeout after ${stage} on ${this.label}`;
         this.#fail(new SmtpTimeoutError(this.host, stage, what));
       }, this.#timeoutMs);
       this.#pending = { stage, resolve, reject, timer };
@@ -138,7 +149,10 @@ export class SmtpConnection {
     });
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new SmtpTlsError(this.host, `timeout in TLS handshake with ${this.label}`)), this.#timeoutMs);
+        const timer = setTimeout(
+          () => reject(new SmtpTlsError(this.host, `timeout in TLS handshake with ${this.label}`)),
+          this.#timeoutMs,
+        );
         const settle = (error?: Error): void => {
           clearTimeout(timer);
           secure.removeListener('secureConnect', onSecure);
@@ -148,8 +162,14 @@ export class SmtpConnection {
           else resolve();
         };
         const onSecure = (): void => settle();
-        const onError = (error: Error): void => settle(new SmtpTlsError(this.host, `TLS handshake with ${this.label} failed: ${error.message}`, { cause: error }));
-        const onClose = (): void => settle(new SmtpTlsError(this.host, `connection closed by ${this.label} during TLS handshake`));
+        const onError = (error: Error): void =>
+          settle(
+            new SmtpTlsError(this.host, `TLS handshake with ${this.label} failed: ${error.message}`, {
+              cause: error,
+            }),
+          );
+        const onClose = (): void =>
+          settle(new SmtpTlsError(this.host, `connection closed by ${this.label} during TLS handshake`));
         secure.once('secureConnect', onSecure);
         secure.once('error', onError);
         secure.once('close', onClose);
@@ -191,7 +211,11 @@ export class SmtpConnection {
       replies = this.#assembler.push(chunk);
     } catch (error) {
       const detail = error instanceof SmtpReplySyntaxError ? error.message : String(error);
-      this.#fail(new SmtpProtocolError(this.host, `${this.label} answered ${this.#lastStage} with ${detail}`, { cause: error }));
+      this.#fail(
+        new SmtpProtocolError(this.host, `${this.label} answered ${this.#lastStage} with ${detail}`, {
+          cause: error,
+        }),
+      );
       return;
     }
     for (const reply of replies) {
@@ -207,7 +231,13 @@ export class SmtpConnection {
   };
 
   #onError = (error: Error): void => {
-    this.#fail(new SmtpDroppedError(this.host, `connection to ${this.label} broke after ${this.#lastStage} (${error.message})`, { cause: error }));
+    this.#fail(
+      new SmtpDroppedError(
+        this.host,
+        `connection to ${this.label} broke after ${this.#lastStage} (${error.message})`,
+        { cause: error },
+      ),
+    );
   };
 
   #onClose = (): void => {

@@ -19,7 +19,8 @@ export type MxLookup =
   | { kind: 'no-mail-host' }
   | { kind: 'dns-error'; reason: string };
 
-export type HostLookup = { kind: 'addresses'; addresses: string[] } | { kind: 'none' } | { kind: 'dns-error'; reason: string };
+export type HostLookup =
+  { kind: 'addresses'; addresses: string[] } | { kind: 'none' } | { kind: 'dns-error'; reason: string };
 
 // c-ares codes meaning "the name or the record type does not exist": a definitive answer.
 const ABSENT_CODES = new Set(['ENOTFOUND', 'ENODATA']);
@@ -46,8 +47,8 @@ export class MxResolver {
 
   /** `servers`: `ip`, `ip:port` or `[ipv6]:port` entries, as `Resolver.setServers` takes them. */
   constructor(options: { servers?: readonly string[]; timeoutMs: number }) {
-    // c-ares retries on its own; keep the whole lookup near one command deadline.
-    this.#resolver = new Resolver({ timeout: Math.max(100, Math.ceil(options.timeoutMs / 2)), tries: 2 });
+    // c-ares doubles the timeout on its retry: t + 2t keeps a dead server's lookup within one deadline.
+    this.#resolver = new Resolver({ timeout: Math.max(100, Math.ceil(options.timeoutMs / 3)), tries: 2 });
     if (options.servers && options.servers.length > 0) this.#resolver.setServers([...options.servers]);
   }
 
@@ -63,7 +64,10 @@ export class MxResolver {
     if (mx.value.length === 1 && mx.value[0]?.exchange === '') return { kind: 'null-mx' };
     const hosts = mx.value
       .filter((record) => record.exchange !== '')
-      .map((record) => ({ host: record.exchange.toLowerCase().replace(/\.$/, ''), preference: record.priority }))
+      .map((record) => ({
+        host: record.exchange.toLowerCase().replace(/\.$/, ''),
+        preference: record.priority,
+      }))
       .sort((a, b) => a.preference - b.preference);
     if (hosts.length === 0) return this.#implicitMx(domain);
     return { kind: 'mx', hosts, implicit: false };
@@ -82,10 +86,12 @@ export class MxResolver {
     if (isIP(host) !== 0) return { kind: 'addresses', addresses: [host] };
     const v4 = await attempt(() => this.#resolver.resolve4(host));
     if (v4.ok && v4.value.length > 0) return { kind: 'addresses', addresses: v4.value };
-    if (!v4.ok && !v4.absent) return { kind: 'dns-error', reason: `A lookup for ${host} failed (${v4.code})` };
+    if (!v4.ok && !v4.absent)
+      return { kind: 'dns-error', reason: `A lookup for ${host} failed (${v4.code})` };
     const v6 = await attempt(() => this.#resolver.resolve6(host));
     if (v6.ok && v6.value.length > 0) return { kind: 'addresses', addresses: v6.value };
-    if (!v6.ok && !v6.absent) return { kind: 'dns-error', reason: `AAAA lookup for ${host} failed (${v6.code})` };
+    if (!v6.ok && !v6.absent)
+      return { kind: 'dns-error', reason: `AAAA lookup for ${host} failed (${v6.code})` };
     return { kind: 'none' };
   }
 }

@@ -125,7 +125,11 @@ export class DomainProbe {
       if (attempt < this.#ctx.greylistAttempts) await pause(this.#ctx.greylistDelayMs, this.#ctx.signal);
     }
     this.#settleLeftovers(pending);
-    return { catchAll: this.#catchAll ?? { value: null, reason: 'catch-all check not run', host: null }, findings: this.#findings, lastHost: this.#lastHost };
+    return {
+      catchAll: this.#catchAll ?? { value: null, reason: 'catch-all check not run', host: null },
+      findings: this.#findings,
+      lastHost: this.#lastHost,
+    };
   }
 
   /** One pass over `addresses` (and the catch-all check while undecided), over as many sessions as needed. */
@@ -175,7 +179,8 @@ export class DomainProbe {
         const reply = await session.rcptTo(this.#catchAllAddress);
         inFlight = null;
         const klass = classifyRcptReply(reply);
-        if (klass === 'too-many-recipients' || klass === 'closing') return { kind: 'reconnect', answered, reason: formatReply(reply) };
+        if (klass === 'too-many-recipients' || klass === 'closing')
+          return { kind: 'reconnect', answered, reason: formatReply(reply) };
         answered += 1;
         if (klass === 'accepted') {
           this.#settleCatchAll({ value: true, reason: formatReply(reply), host });
@@ -185,7 +190,11 @@ export class DomainProbe {
           this.#catchAllDeferred = { reply, host };
           this.#catchAllAskedThisRound = true;
         } else {
-          this.#settleCatchAll({ value: klass === 'mailbox-unknown' ? false : null, reason: formatReply(reply), host });
+          this.#settleCatchAll({
+            value: klass === 'mailbox-unknown' ? false : null,
+            reason: formatReply(reply),
+            host,
+          });
         }
         // The random address must not share a transaction with the real ones.
         const rset = await session.rset();
@@ -200,7 +209,8 @@ export class DomainProbe {
         inFlight = null;
         const klass = classifyRcptReply(reply);
         // The address was not judged: it goes to the next session.
-        if (klass === 'too-many-recipients' || klass === 'closing') return { kind: 'reconnect', answered, reason: formatReply(reply) };
+        if (klass === 'too-many-recipients' || klass === 'closing')
+          return { kind: 'reconnect', answered, reason: formatReply(reply) };
         work.shift();
         answered += 1;
         this.#recordReply(address, reply, klass, host);
@@ -210,7 +220,8 @@ export class DomainProbe {
       if (!(error instanceof SmtpConnectionError)) throw error;
       // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
       if (error instanceof SmtpTimeoutError && inFlight !== null) {
-        if (inFlight === this.#catchAllAddress) this.#settleCatchAll({ value: null, reason: error.message, host });
+        if (inFlight === this.#catchAllAddress)
+          this.#settleCatchAll({ value: null, reason: error.message, host });
         else {
           work.shift();
           this.#recordFinal(inFlight, { kind: 'failure', reason: error.message, host });
@@ -223,7 +234,8 @@ export class DomainProbe {
   /** MAIL FROM refused: the refusal concerns every address of the transaction alike. */
   #senderRefused(reply: SmtpReply, host: string, work: string[]): SessionEnd {
     const klass = classifyRcptReply(reply);
-    if (klass === 'closing' || klass === 'too-many-recipients') return { kind: 'reconnect', answered: 0, reason: formatReply(reply) };
+    if (klass === 'closing' || klass === 'too-many-recipients')
+      return { kind: 'reconnect', answered: 0, reason: formatReply(reply) };
     const answered = work.length;
     if (klass === 'temporary') {
       if (this.#needsCatchAllCheck()) {
@@ -277,7 +289,11 @@ export class DomainProbe {
       const deferred = this.#catchAllDeferred;
       this.#settleCatchAll(
         deferred
-          ? { value: null, reason: `${formatReply(deferred.reply)} (still deferred after ${this.#ctx.greylistAttempts} attempts)`, host: deferred.host }
+          ? {
+              value: null,
+              reason: `${formatReply(deferred.reply)} (still deferred after ${this.#ctx.greylistAttempts} attempts)`,
+              host: deferred.host,
+            }
           : { value: null, reason: 'catch-all check not answered', host: null },
       );
     }
@@ -288,7 +304,13 @@ export class DomainProbe {
       this.#recordFinal(
         address,
         deferred
-          ? { kind: 'reply', reply: deferred.reply, class: 'temporary', host: deferred.host, attempts: this.#attempts.get(address) ?? 0 }
+          ? {
+              kind: 'reply',
+              reply: deferred.reply,
+              class: 'temporary',
+              host: deferred.host,
+              attempts: this.#attempts.get(address) ?? 0,
+            }
           : { kind: 'failure', reason: 'not answered', host: null },
       );
     }
@@ -332,7 +354,15 @@ export class DomainProbe {
 
   async #connect(host: string, ip: string): Promise<SmtpSession> {
     const startTls = !this.#withoutTls.has(host);
-    const options = { host, ip, port: this.#ctx.port, helo: this.#ctx.helo, timeoutMs: this.#ctx.timeoutMs, startTls, signal: this.#ctx.signal };
+    const options = {
+      host,
+      ip,
+      port: this.#ctx.port,
+      helo: this.#ctx.helo,
+      timeoutMs: this.#ctx.timeoutMs,
+      startTls,
+      signal: this.#ctx.signal,
+    };
     try {
       return await SmtpSession.open(options);
     } catch (error) {

@@ -5,6 +5,7 @@ import type { EmailFlags } from './types.ts';
 
 // Local parts that name a function or a mailbox robot rather than a person, compared without
 // '.', '-', '_' and any '+tag'. Curated from common role-address lists (RFC 2142 names included).
+// prettier-ignore
 const ROLE_LOCAL_PARTS = new Set([
   'abuse', 'accounting', 'accounts', 'admin', 'administrator', 'all', 'billing', 'booking', 'bookings',
   'careers', 'compliance', 'contact', 'contactus', 'customercare', 'customerservice', 'customersupport',

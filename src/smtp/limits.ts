@@ -12,7 +12,8 @@ export class Semaphore {
   #waiters: Waiter[] = [];
 
   constructor(capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`semaphore capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`semaphore capacity must be a positive integer, got ${capacity}`);
     this.capacity = capacity;
   }
 
@@ -89,7 +90,8 @@ export class KeyedSemaphore {
   }
 
   #forgetIfIdle(key: string, semaphore: Semaphore): void {
-    if (semaphore.inUse === 0 && semaphore.waiting === 0 && this.#byKey.get(key) === semaphore) this.#byKey.delete(key);
+    if (semaphore.inUse === 0 && semaphore.waiting === 0 && this.#byKey.get(key) === semaphore)
+      this.#byKey.delete(key);
   }
 }
 

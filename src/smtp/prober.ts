@@ -51,8 +51,21 @@ const REASONS = {
   nullMx: 'null MX (RFC 7505): the domain accepts no mail',
 } as const;
 
-function outcome(entry: Entry, result: EmailResult, source: ProbeOutcome['source'], reason: string, mxHost: string | null): ProbeOutcome {
-  return { email: entry.email, result, source, reason: reason + describeFlags(entry.flags), mxHost, flags: entry.flags };
+function outcome(
+  entry: Entry,
+  result: EmailResult,
+  source: ProbeOutcome['source'],
+  reason: string,
+  mxHost: string | null,
+): ProbeOutcome {
+  return {
+    email: entry.email,
+    result,
+    source,
+    reason: reason + describeFlags(entry.flags),
+    mxHost,
+    flags: entry.flags,
+  };
 }
 
 function outcomeOfFinding(entry: Entry, finding: AddressFinding): ProbeOutcome {
@@ -64,14 +77,26 @@ function outcomeOfFinding(entry: Entry, finding: AddressFinding): ProbeOutcome {
     case 'mailbox-unknown':
       return outcome(entry, 'Invalid', 'smtp', reply, finding.host);
     case 'temporary':
-      return outcome(entry, 'Unknown', 'smtp', `${reply} (still deferred after ${finding.attempts} attempts)`, finding.host);
+      return outcome(
+        entry,
+        'Unknown',
+        'smtp',
+        `${reply} (still deferred after ${finding.attempts} attempts)`,
+        finding.host,
+      );
     default:
       return outcome(entry, 'Unknown', 'smtp', reply, finding.host);
   }
 }
 
 function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict): ProbeOutcome {
-  return outcome(entry, 'Catch-All', 'smtp', `catch-all: a random address was accepted (${verdict.reason})`, verdict.host);
+  return outcome(
+    entry,
+    'Catch-All',
+    'smtp',
+    `catch-all: a random address was accepted (${verdict.reason})`,
+    verdict.host,
+  );
 }
 
 /** The verdict DNS alone gives when the domain has no usable mail host. */
@@ -98,12 +123,17 @@ export class SmtpProber {
   constructor(options: SmtpProberOptions) {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      const issues = parsed.error.issues
+        .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+        .join('; ');
       throw new SmtpProberConfigError(`invalid SMTP prober options: ${issues}`);
     }
     this.#options = parsed.data;
     this.#limits = new ConnectionLimits({ perHost: parsed.data.perHost, total: parsed.data.concurrency });
-    this.#dns = new MxResolver({ timeoutMs: parsed.data.timeoutMs, ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}) });
+    this.#dns = new MxResolver({
+      timeoutMs: parsed.data.timeoutMs,
+      ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
+    });
   }
 
   /** Connections currently open (or being opened) by this instance. */
@@ -134,14 +164,17 @@ export class SmtpProber {
       domain: asciiDomain,
       isCatchAll,
       mxHost,
-      outcomes: outcomes.map((value, index) => value ?? outcome(entries[index] as Entry, 'Unknown', 'smtp', 'not probed', null)),
+      outcomes: outcomes.map(
+        (value, index) => value ?? outcome(entries[index] as Entry, 'Unknown', 'smtp', 'not probed', null),
+      ),
     });
 
     // Indices of the entries behind each distinct address (addresses compare case-insensitively).
     const indicesByAddress = new Map<string, number[]>();
     const addressByKey = new Map<string, string>();
     entries.forEach((entry, index) => {
-      if (entry.address === null) return settle(index, outcome(entry, 'Invalid', 'precheck', REASONS.syntax, null));
+      if (entry.address === null)
+        return settle(index, outcome(entry, 'Invalid', 'precheck', REASONS.syntax, null));
       const key = entry.address.toLowerCase();
       const address = addressByKey.get(key) ?? entry.address;
       addressByKey.set(key, address);
@@ -154,7 +187,8 @@ export class SmtpProber {
     if (lookup.kind !== 'mx') {
       const verdict = dnsVerdict(lookup);
       for (const indices of indicesByAddress.values()) {
-        for (const index of indices) settle(index, outcome(entries[index] as Entry, verdict.result, 'precheck', verdict.reason, null));
+        for (const index of indices)
+          settle(index, outcome(entries[index] as Entry, verdict.result, 'precheck', verdict.reason, null));
       }
       return done(null, null);
     }
@@ -170,7 +204,8 @@ export class SmtpProber {
     const result = await probe.run([...indicesByAddress.keys()]);
     for (const address of indicesByAddress.keys()) {
       const finding = result.findings.get(address);
-      if (result.catchAll.value === true) settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll));
+      if (result.catchAll.value === true)
+        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll));
       else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding));
     }
     return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
@@ -195,7 +230,8 @@ export class SmtpProber {
     if (candidates.length === 0) return { domain: asciiDomain, mxHost: null, failed, passed: [] };
     const lookup = await this.#dns.lookupMx(asciiDomain);
     const passed = candidates.map((entry) => entry.email);
-    if (lookup.kind === 'mx') return { domain: asciiDomain, mxHost: lookup.hosts[0]?.host ?? null, failed, passed };
+    if (lookup.kind === 'mx')
+      return { domain: asciiDomain, mxHost: lookup.hosts[0]?.host ?? null, failed, passed };
     const verdict = dnsVerdict(lookup);
     // A failed lookup proves nothing: those addresses go on to the paid check.
     if (verdict.result !== 'Invalid') return { domain: asciiDomain, mxHost: null, failed, passed };

@@ -18,7 +18,9 @@ const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.cod
 
 /** EHLO keywords (RFC 5321 §4.1.1.1): the first word of every line after the first. */
 function extensionsOf(reply: SmtpReply): Set<string> {
-  const keywords = reply.lines.slice(1).map((line) => line.slice(4).trim().split(/\s+/, 1)[0]?.toUpperCase() ?? '');
+  const keywords = reply.lines
+    .slice(1)
+    .map((line) => line.slice(4).trim().split(/\s+/, 1)[0]?.toUpperCase() ?? '');
   return new Set(keywords.filter((keyword) => keyword !== ''));
 }
 

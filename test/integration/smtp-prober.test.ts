@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeOutcome, SmtpProberOptions } from '../../src/smtp/prober.ts';
 import { DomainMismatchError, SmtpProber, SmtpProberConfigError } from '../../src/smtp/prober.ts';
@@ -44,8 +45,14 @@ const REASONS: Record<StandardDomain, { known: RegExp; unknown: RegExp }> = {
   'catchall.test': { known: /^catch-all: a random address was accepted \(250 /, unknown: /^catch-all: / },
   'greylist.test': { known: /^250 /, unknown: /^550 5\.1\.1 / },
   'blocked.test': { known: /^550 5\.7\.1 .*blocked using zen\.spamhaus\.org/, unknown: /^550 5\.7\.1 / },
-  'silent.test': { known: /^timeout waiting for greeting from mx\.silent\.test:\d+$/, unknown: /^timeout waiting for greeting/ },
-  'refused.test': { known: /^connection refused by mx\.refused\.test:\d+$/, unknown: /^connection refused by / },
+  'silent.test': {
+    known: /^timeout waiting for greeting from mx\.silent\.test:\d+$/,
+    unknown: /^timeout waiting for greeting/,
+  },
+  'refused.test': {
+    known: /^connection refused by mx\.refused\.test:\d+$/,
+    unknown: /^connection refused by /,
+  },
   'fallback.test': { known: /^250 /, unknown: /^550 5\.1\.1 / },
   'busy.test': { known: /^250 /, unknown: /^550 5\.1\.1 / },
   'arecord.test': { known: /^250 /, unknown: /^550 5\.1\.1 / },
@@ -57,7 +64,12 @@ const REASONS: Record<StandardDomain, { known: RegExp; unknown: RegExp }> = {
   'servfail.test': { known: /^MX lookup for servfail\.test failed \(ESERVFAIL\)$/, unknown: /ESERVFAIL/ },
 };
 
-const PRECHECK_DOMAINS = new Set<StandardDomain>(['nullmx.test', 'nomail.test', 'nxdomain.test', 'servfail.test']);
+const PRECHECK_DOMAINS = new Set<StandardDomain>([
+  'nullmx.test',
+  'nomail.test',
+  'nxdomain.test',
+  'servfail.test',
+]);
 
 describe('SmtpProber in the standard mail world', () => {
   let world: MailWorld;
@@ -99,11 +111,15 @@ describe('SmtpProber in the standard mail world', () => {
   it('probes many addresses of one domain in a single session', async () => {
     const mx = host(world, 'mx1.good.test');
     const before = { sessions: mx.stats.sessions, rcpts: mx.stats.rcpts.length };
-    const emails = Array.from({ length: 12 }, (_, k) => (k % 2 ? unknownAddress('good.test', 10 + k) : knownAddress('good.test', 10 + k)));
+    const emails = Array.from({ length: 12 }, (_, k) =>
+      k % 2 ? unknownAddress('good.test', 10 + k) : knownAddress('good.test', 10 + k),
+    );
 
     const outcome = await prober.probeDomain('good.test', emails);
 
-    expect(outcome.outcomes.map((o) => o.result)).toEqual(emails.map((_, k) => (k % 2 ? 'Invalid' : 'Valid')));
+    expect(outcome.outcomes.map((o) => o.result)).toEqual(
+      emails.map((_, k) => (k % 2 ? 'Invalid' : 'Valid')),
+    );
     expect(mx.stats.sessions - before.sessions).toBe(1);
     // 12 addresses plus the one random catch-all address.
     expect(mx.stats.rcpts.length - before.rcpts).toBe(13);
@@ -119,25 +135,34 @@ describe('SmtpProber in the standard mail world', () => {
   it('continues on a new session when the server limits recipients per session (452 4.5.3)', async () => {
     const mx = host(world, 'mx.limited.test');
     const before = mx.stats.sessions;
-    const emails = Array.from({ length: 8 }, (_, k) => (k % 3 === 2 ? unknownAddress('limited.test', 20 + k) : knownAddress('limited.test', 20 + k)));
+    const emails = Array.from({ length: 8 }, (_, k) =>
+      k % 3 === 2 ? unknownAddress('limited.test', 20 + k) : knownAddress('limited.test', 20 + k),
+    );
 
     const outcome = await prober.probeDomain('limited.test', emails);
 
-    expect(outcome.outcomes.map((o) => o.result)).toEqual(emails.map((_, k) => (k % 3 === 2 ? 'Invalid' : 'Valid')));
+    expect(outcome.outcomes.map((o) => o.result)).toEqual(
+      emails.map((_, k) => (k % 3 === 2 ? 'Invalid' : 'Valid')),
+    );
     // 9 recipients (with the catch-all probe), 3 per session.
     expect(mx.stats.sessions - before).toBe(3);
     const sessions = mx.stats.log.slice(before);
-    for (const session of sessions) expect(session.rcpts.length).toBeLessThanOrEqual(STANDARD_LIMITS.rcptPerSession + 1);
+    for (const session of sessions)
+      expect(session.rcpts.length).toBeLessThanOrEqual(STANDARD_LIMITS.rcptPerSession + 1);
   });
 
   it('continues on a new connection after a 421 mid-session', async () => {
     const mx = host(world, 'mx.closing.test');
     const before = mx.stats.sessions;
-    const emails = Array.from({ length: 6 }, (_, k) => (k % 2 ? unknownAddress('closing.test', 20 + k) : knownAddress('closing.test', 20 + k)));
+    const emails = Array.from({ length: 6 }, (_, k) =>
+      k % 2 ? unknownAddress('closing.test', 20 + k) : knownAddress('closing.test', 20 + k),
+    );
 
     const outcome = await prober.probeDomain('closing.test', emails);
 
-    expect(outcome.outcomes.map((o) => o.result)).toEqual(emails.map((_, k) => (k % 2 ? 'Invalid' : 'Valid')));
+    expect(outcome.outcomes.map((o) => o.result)).toEqual(
+      emails.map((_, k) => (k % 2 ? 'Invalid' : 'Valid')),
+    );
     expect(mx.stats.sessions - before).toBeGreaterThan(1);
   });
 
@@ -183,7 +208,10 @@ describe('SmtpProber in the standard mail world', () => {
     const results = new Map<string, string>();
     await Promise.all(
       [...byDomain].map(async ([domain, entries]) => {
-        const outcome = await prober.probeDomain(domain, entries.map((entry) => entry.email));
+        const outcome = await prober.probeDomain(
+          domain,
+          entries.map((entry) => entry.email),
+        );
         for (const o of outcome.outcomes) results.set(o.email, o.result);
       }),
     );
@@ -195,7 +223,8 @@ describe('SmtpProber in the standard mail world', () => {
     expect(world.totals().dataCommands).toBe(0);
     for (const mx of Object.values(world.servers)) {
       for (const session of mx.stats.log) {
-        for (const line of session.commands) expect(ENVELOPE_VERBS).toContain(line.split(' ', 1)[0]?.toUpperCase());
+        for (const line of session.commands)
+          expect(ENVELOPE_VERBS).toContain(line.split(' ', 1)[0]?.toUpperCase());
       }
     }
   });
@@ -217,9 +246,17 @@ describe('SmtpProber calls', () => {
   it('judges a malformed address Invalid without any network', async () => {
     const queries = world.dnsQueries.length;
     const seen: ProbeOutcome[] = [];
-    const outcome = await prober.probeDomain('good.test', ['not-an-address', 'a..b@good.test'], { onResult: (o) => seen.push(o) });
+    const outcome = await prober.probeDomain('good.test', ['not-an-address', 'a..b@good.test'], {
+      onResult: (o) => seen.push(o),
+    });
     expect(outcome.outcomes).toMatchObject([
-      { email: 'not-an-address', result: 'Invalid', source: 'precheck', reason: 'invalid address syntax', mxHost: null },
+      {
+        email: 'not-an-address',
+        result: 'Invalid',
+        source: 'precheck',
+        reason: 'invalid address syntax',
+        mxHost: null,
+      },
       { email: 'a..b@good.test', result: 'Invalid', source: 'precheck' },
     ]);
     expect(seen).toHaveLength(2);
@@ -256,7 +293,9 @@ describe('SmtpProber calls', () => {
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(new Error('job cancelled')), 50);
-    await expect(prober.probeDomain('silent.test', [knownAddress('silent.test', 0)], { signal: controller.signal })).rejects.toThrow('job cancelled');
+    await expect(
+      prober.probeDomain('silent.test', [knownAddress('silent.test', 0)], { signal: controller.signal }),
+    ).rejects.toThrow('job cancelled');
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
     expect(prober.activeConnections).toBe(0);
   });
@@ -270,7 +309,11 @@ describe('SmtpProber calls', () => {
     expect(good.failed).toMatchObject([{ email: 'bad@@good.test', result: 'Invalid', source: 'precheck' }]);
 
     const nullMx = await prober.precheckDomain('nullmx.test', ['user0@nullmx.test']);
-    expect(nullMx).toMatchObject({ mxHost: null, passed: [], failed: [{ result: 'Invalid', reason: expect.stringMatching(/^null MX/) }] });
+    expect(nullMx).toMatchObject({
+      mxHost: null,
+      passed: [],
+      failed: [{ result: 'Invalid', reason: expect.stringMatching(/^null MX/) }],
+    });
 
     const none = await prober.precheckDomain('nxdomain.test', ['user0@nxdomain.test']);
     expect(none.failed).toMatchObject([{ result: 'Invalid', reason: 'no MX or A record' }]);
@@ -286,6 +329,24 @@ describe('SmtpProber calls', () => {
     expect(world.totals().sessions).toBe(sessionsBefore);
   });
 
+  it('calls a domain Unknown, not Invalid, when DNS does not answer', async () => {
+    const mute = createSocket('udp4');
+    await new Promise<void>((resolve) => mute.bind(0, '127.0.0.1', resolve));
+    try {
+      const deaf = proberFor(world, { dnsServers: [`127.0.0.1:${mute.address().port}`] });
+      const outcome = await deaf.probeDomain('good.test', ['user0@good.test']);
+      expect(outcome.outcomes[0]).toMatchObject({
+        result: 'Unknown',
+        source: 'precheck',
+        reason: expect.stringMatching(/^MX lookup for good\.test failed \(ETIMEOUT\)$/),
+      });
+      const precheck = await deaf.precheckDomain('good.test', ['user0@good.test']);
+      expect(precheck).toMatchObject({ failed: [], passed: ['user0@good.test'] });
+    } finally {
+      mute.close();
+    }
+  });
+
   it('refuses invalid options', () => {
     expect(() => proberFor(world, { dnsServers: ['dns.example:53'] })).toThrow(SmtpProberConfigError);
     expect(() => proberFor(world, { perHost: 0 })).toThrow(SmtpProberConfigError);
@@ -293,7 +354,11 @@ describe('SmtpProber calls', () => {
 });
 
 describe('SmtpProber limits and failures', () => {
-  const shared = { mailboxes: Array.from({ length: 6 }, (_, d) => `user@d${d}.test`), latencyMs: 40, starttls: false };
+  const shared = {
+    mailboxes: Array.from({ length: 6 }, (_, d) => `user@d${d}.test`),
+    latencyMs: 40,
+    starttls: false,
+  };
   let world: MailWorld;
 
   beforeAll(async () => {
@@ -301,21 +366,65 @@ describe('SmtpProber limits and failures', () => {
       domains: {
         // Six domains hosted on one MX host.
         ...Object.fromEntries(
-          Array.from({ length: 6 }, (_, d) => [`d${d}.test`, { mx: [{ host: 'mx.shared.test', preference: 10, ip: '127.0.0.51', behaviour: shared }] }]),
+          Array.from({ length: 6 }, (_, d) => [
+            `d${d}.test`,
+            { mx: [{ host: 'mx.shared.test', preference: 10, ip: '127.0.0.51', behaviour: shared }] },
+          ]),
         ),
         // Four domains on four hosts.
         ...Object.fromEntries(
           Array.from({ length: 4 }, (_, h) => [
             `h${h}.test`,
-            { mx: [{ host: `mx.h${h}.test`, preference: 10, ip: `127.0.0.${60 + h}`, behaviour: { catchAll: true, latencyMs: 40, starttls: false } }] },
+            {
+              mx: [
+                {
+                  host: `mx.h${h}.test`,
+                  preference: 10,
+                  ip: `127.0.0.${60 + h}`,
+                  behaviour: { catchAll: true, latencyMs: 40, starttls: false },
+                },
+              ],
+            },
           ]),
         ),
-        'deferred.test': { mx: [{ host: 'mx.deferred.test', preference: 10, ip: '127.0.0.70', behaviour: { deferAlways: true } }] },
-        'hangup.test': { mx: [{ host: 'mx.hangup.test', preference: 10, ip: '127.0.0.71', behaviour: { catchAll: true, hangUpAfterCommands: 1 } }] },
-        'flaky.test': {
-          mx: [{ host: 'mx.flaky.test', preference: 10, ip: '127.0.0.72', behaviour: { mailboxes: ['a@flaky.test', 'b@flaky.test', 'c@flaky.test'], hangUpAfterCommands: 3 } }],
+        'deferred.test': {
+          mx: [
+            { host: 'mx.deferred.test', preference: 10, ip: '127.0.0.70', behaviour: { deferAlways: true } },
+          ],
         },
-        'xn--bcher-kva.test': { mx: [{ host: 'mx.xn--bcher-kva.test', preference: 10, ip: '127.0.0.73', behaviour: { mailboxes: ['jorg@xn--bcher-kva.test'] } }] },
+        'hangup.test': {
+          mx: [
+            {
+              host: 'mx.hangup.test',
+              preference: 10,
+              ip: '127.0.0.71',
+              behaviour: { catchAll: true, hangUpAfterCommands: 1 },
+            },
+          ],
+        },
+        'flaky.test': {
+          mx: [
+            {
+              host: 'mx.flaky.test',
+              preference: 10,
+              ip: '127.0.0.72',
+              behaviour: {
+                mailboxes: ['a@flaky.test', 'b@flaky.test', 'c@flaky.test'],
+                hangUpAfterCommands: 3,
+              },
+            },
+          ],
+        },
+        'xn--bcher-kva.test': {
+          mx: [
+            {
+              host: 'mx.xn--bcher-kva.test',
+              preference: 10,
+              ip: '127.0.0.73',
+              behaviour: { mailboxes: ['jorg@xn--bcher-kva.test'] },
+            },
+          ],
+        },
       },
     });
   });
@@ -326,8 +435,14 @@ describe('SmtpProber limits and failures', () => {
 
   it('never opens more than perHost sessions to one MX host, across concurrent calls', async () => {
     const prober = proberFor(world, { perHost: 2 });
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, d) => prober.probeDomain(`d${d}.test`, [`user@d${d}.test`, `other@d${d}.test`])));
-    expect(outcomes.flatMap((o) => o.outcomes.map((x) => x.result))).toEqual(Array.from({ length: 6 }, () => ['Valid', 'Invalid']).flat());
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, d) =>
+        prober.probeDomain(`d${d}.test`, [`user@d${d}.test`, `other@d${d}.test`]),
+      ),
+    );
+    expect(outcomes.flatMap((o) => o.outcomes.map((x) => x.result))).toEqual(
+      Array.from({ length: 6 }, () => ['Valid', 'Invalid']).flat(),
+    );
     const mx = host(world, 'mx.shared.test');
     expect(mx.stats.sessions).toBe(6);
     expect(mx.stats.maxConcurrentSessions).toBe(2);
@@ -336,7 +451,9 @@ describe('SmtpProber limits and failures', () => {
   it('never opens more than `concurrency` sessions in all', async () => {
     const prober = proberFor(world, { concurrency: 2, perHost: 2 });
     world.resetPeak();
-    const outcomes = await Promise.all(Array.from({ length: 4 }, (_, h) => prober.probeDomain(`h${h}.test`, [`x@h${h}.test`])));
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, (_, h) => prober.probeDomain(`h${h}.test`, [`x@h${h}.test`])),
+    );
     expect(outcomes.map((o) => o.isCatchAll)).toEqual([true, true, true, true]);
     expect(world.maxConcurrentSessions()).toBe(2);
   });
@@ -344,9 +461,14 @@ describe('SmtpProber limits and failures', () => {
   it('gives up on an address that stays deferred after the bounded attempts', async () => {
     const prober = proberFor(world, { greylistAttempts: 3 });
     const outcome = await prober.probeDomain('deferred.test', ['someone@deferred.test']);
-    expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown', reason: '451 4.3.0 Temporary local problem, please try again later (still deferred after 3 attempts)' });
+    expect(outcome.outcomes[0]).toMatchObject({
+      result: 'Unknown',
+      reason: '451 4.3.0 Temporary local problem, please try again later (still deferred after 3 attempts)',
+    });
     expect(outcome.isCatchAll).toBeNull();
-    expect(host(world, 'mx.deferred.test').stats.rcpts.filter((rcpt) => rcpt === 'someone@deferred.test')).toHaveLength(3);
+    expect(
+      host(world, 'mx.deferred.test').stats.rcpts.filter((rcpt) => rcpt === 'someone@deferred.test'),
+    ).toHaveLength(3);
   });
 
   it('makes a bounded number of new connections when the server keeps hanging up', async () => {
@@ -367,7 +489,10 @@ describe('SmtpProber limits and failures', () => {
 
   it('probes an IDN domain by its ASCII name', async () => {
     const prober = proberFor(world);
-    const outcome = await prober.probeDomain('xn--bcher-kva.test', ['jorg@bücher.test', 'nobody@BÜCHER.test']);
+    const outcome = await prober.probeDomain('xn--bcher-kva.test', [
+      'jorg@bücher.test',
+      'nobody@BÜCHER.test',
+    ]);
     expect(outcome.outcomes.map((o) => o.result)).toEqual(['Valid', 'Invalid']);
     expect(host(world, 'mx.xn--bcher-kva.test').stats.rcpts).toContain('jorg@xn--bcher-kva.test');
   });

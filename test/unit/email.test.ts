@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { domainOf, isValidEmailSyntax, localPartOf, normalizeEmail, toAsciiDomain } from '../../src/domain/email.ts';
+import {
+  domainOf,
+  isValidEmailSyntax,
+  localPartOf,
+  normalizeEmail,
+  toAsciiDomain,
+} from '../../src/domain/email.ts';
 
 describe('normalizeEmail', () => {
   it('trims and lower-cases the domain but keeps the local part case', () => {

@@ -41,14 +41,17 @@ export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>): Prom
       else if (entry.servfail) response.header.rcode = Packet.RCODE.SERVFAIL;
       else {
         const answer = (fields: Partial<Resource>): void => {
-          response.answers.push(new Packet.Resource({ name: question.name, class: Packet.CLASS.IN, ttl: TTL, ...fields }));
+          response.answers.push(
+            new Packet.Resource({ name: question.name, class: Packet.CLASS.IN, ttl: TTL, ...fields }),
+          );
         };
         if (question.type === Packet.TYPE.A) {
           for (const address of entry.a ?? []) answer({ type: Packet.TYPE.A, address });
         } else if (question.type === Packet.TYPE.AAAA) {
           for (const address of entry.aaaa ?? []) answer({ type: Packet.TYPE.AAAA, address });
         } else if (question.type === Packet.TYPE.MX) {
-          for (const { exchange, priority } of entry.mx ?? []) answer({ type: Packet.TYPE.MX, exchange, priority });
+          for (const { exchange, priority } of entry.mx ?? [])
+            answer({ type: Packet.TYPE.MX, exchange, priority });
         }
       }
       void send(response);

@@ -42,7 +42,15 @@ function asciiAddress(address: string): string {
 }
 
 function emptyStats(): HostStats {
-  return { sessions: 0, activeSessions: 0, maxConcurrentSessions: 0, rcpts: [], dataCommands: 0, tlsSessions: 0, log: [] };
+  return {
+    sessions: 0,
+    activeSessions: 0,
+    maxConcurrentSessions: 0,
+    rcpts: [],
+    dataCommands: 0,
+    tlsSessions: 0,
+    log: [],
+  };
 }
 
 /**
@@ -161,7 +169,13 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /** A host that accepts TCP and then says nothing at all. */
-async function startSilentHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
+async function startSilentHost(
+  name: string,
+  ip: string,
+  port: number,
+  behaviour: HostBehaviour,
+  gauge: SessionGauge,
+): Promise<RunningHost> {
   const book = new SessionBook(gauge);
   const server = createNetServer((socket) => book.accept(socket));
   await listen(server, ip, port);
@@ -178,9 +192,18 @@ async function startSilentHost(name: string, ip: string, port: number, behaviour
 }
 
 /** The RCPT answer of a well-behaved host, by its behaviour. */
-function rcptDecision(behaviour: HostBehaviour, address: string, seen: Set<string>, mailboxes: Set<string>, remoteIp: string): Error | null {
+function rcptDecision(
+  behaviour: HostBehaviour,
+  address: string,
+  seen: Set<string>,
+  mailboxes: Set<string>,
+  remoteIp: string,
+): Error | null {
   if (behaviour.policyBlock) {
-    return smtpError(550, `5.7.1 Service unavailable; client [${remoteIp}] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/${remoteIp}`);
+    return smtpError(
+      550,
+      `5.7.1 Service unavailable; client [${remoteIp}] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/${remoteIp}`,
+    );
   }
   if (behaviour.deferAlways) return smtpError(451, '4.3.0 Temporary local problem, please try again later');
   if (behaviour.greylist && !seen.has(address)) {
@@ -188,10 +211,19 @@ function rcptDecision(behaviour: HostBehaviour, address: string, seen: Set<strin
     return smtpError(451, '4.7.1 Greylisted, please try again later');
   }
   if (behaviour.catchAll || mailboxes.has(address)) return null;
-  return smtpError(550, `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table`);
+  return smtpError(
+    550,
+    `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table`,
+  );
 }
 
-async function startSmtpHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
+async function startSmtpHost(
+  name: string,
+  ip: string,
+  port: number,
+  behaviour: HostBehaviour,
+  gauge: SessionGauge,
+): Promise<RunningHost> {
   const book = new SessionBook(gauge);
   const mailboxes = new Set((behaviour.mailboxes ?? []).map(asciiAddress));
   const greylistSeen = new Set<string>();
@@ -234,7 +266,9 @@ async function startSmtpHost(name: string, ip: string, port: number, behaviour: 
     disableReverseLookup: true,
     closeTimeout: 50,
     onConnect(_session, callback) {
-      later(() => callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null));
+      later(() =>
+        callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null),
+      );
     },
     onSecure(socket, session, callback) {
       // The callback pipes the socket into smtp-server's parser synchronously, before any data can
@@ -287,7 +321,13 @@ async function startSmtpHost(name: string, ip: string, port: number, behaviour: 
 }
 
 /** Starts the host's server on ip:port; a `refused` host starts nothing. */
-export async function startHost(name: string, ip: string, port: number, behaviour: HostBehaviour, gauge: SessionGauge): Promise<RunningHost> {
+export async function startHost(
+  name: string,
+  ip: string,
+  port: number,
+  behaviour: HostBehaviour,
+  gauge: SessionGauge,
+): Promise<RunningHost> {
   if (behaviour.refused) return { name, ip, behaviour, stats: emptyStats(), stop: () => Promise.resolve() };
   if (behaviour.silent) return startSilentHost(name, ip, port, behaviour, gauge);
   return startSmtpHost(name, ip, port, behaviour, gauge);

@@ -55,19 +55,64 @@ export const unknownAddress = (domain: string, k: number): string => `nobody${k}
 export function standardWorld(options: StandardWorldOptions = {}): MailWorldDescription {
   const count = options.mailboxesPerDomain ?? 100;
   const latency = options.latencyMs ? { latencyMs: options.latencyMs } : {};
-  const mailboxes = (domain: string): string[] => Array.from({ length: count }, (_, k) => knownAddress(domain, k));
-  const host = (domain: string, behaviour: HostBehaviour = {}): HostBehaviour => ({ mailboxes: mailboxes(domain), ...latency, ...behaviour });
+  const mailboxes = (domain: string): string[] =>
+    Array.from({ length: count }, (_, k) => knownAddress(domain, k));
+  const host = (domain: string, behaviour: HostBehaviour = {}): HostBehaviour => ({
+    mailboxes: mailboxes(domain),
+    ...latency,
+    ...behaviour,
+  });
   return {
     domains: {
-      'good.test': { mx: [{ host: 'mx1.good.test', preference: 10, ip: '127.0.0.11', behaviour: host('good.test') }] },
-      'plain.test': {
-        mx: [{ host: 'mx.plain.test', preference: 10, ip: '127.0.0.12', behaviour: host('plain.test', { starttls: false, heloOnly: true }) }],
+      'good.test': {
+        mx: [{ host: 'mx1.good.test', preference: 10, ip: '127.0.0.11', behaviour: host('good.test') }],
       },
-      'catchall.test': { mx: [{ host: 'mx.catchall.test', preference: 10, ip: '127.0.0.13', behaviour: { catchAll: true, ...latency } }] },
-      'greylist.test': { mx: [{ host: 'mx.greylist.test', preference: 10, ip: '127.0.0.14', behaviour: host('greylist.test', { greylist: true }) }] },
-      'blocked.test': { mx: [{ host: 'mx.blocked.test', preference: 10, ip: '127.0.0.15', behaviour: host('blocked.test', { policyBlock: true }) }] },
-      'silent.test': { mx: [{ host: 'mx.silent.test', preference: 10, ip: '127.0.0.16', behaviour: { silent: true } }] },
-      'refused.test': { mx: [{ host: 'mx.refused.test', preference: 10, ip: '127.0.0.17', behaviour: { refused: true } }] },
+      'plain.test': {
+        mx: [
+          {
+            host: 'mx.plain.test',
+            preference: 10,
+            ip: '127.0.0.12',
+            behaviour: host('plain.test', { starttls: false, heloOnly: true }),
+          },
+        ],
+      },
+      'catchall.test': {
+        mx: [
+          {
+            host: 'mx.catchall.test',
+            preference: 10,
+            ip: '127.0.0.13',
+            behaviour: { catchAll: true, ...latency },
+          },
+        ],
+      },
+      'greylist.test': {
+        mx: [
+          {
+            host: 'mx.greylist.test',
+            preference: 10,
+            ip: '127.0.0.14',
+            behaviour: host('greylist.test', { greylist: true }),
+          },
+        ],
+      },
+      'blocked.test': {
+        mx: [
+          {
+            host: 'mx.blocked.test',
+            preference: 10,
+            ip: '127.0.0.15',
+            behaviour: host('blocked.test', { policyBlock: true }),
+          },
+        ],
+      },
+      'silent.test': {
+        mx: [{ host: 'mx.silent.test', preference: 10, ip: '127.0.0.16', behaviour: { silent: true } }],
+      },
+      'refused.test': {
+        mx: [{ host: 'mx.refused.test', preference: 10, ip: '127.0.0.17', behaviour: { refused: true } }],
+      },
       // Listed out of order on purpose: preference, not position, decides.
       'fallback.test': {
         mx: [
@@ -77,7 +122,12 @@ export function standardWorld(options: StandardWorldOptions = {}): MailWorldDesc
       },
       'busy.test': {
         mx: [
-          { host: 'mx1.busy.test', preference: 10, ip: '127.0.0.20', behaviour: host('busy.test', { refuseGreeting: true }) },
+          {
+            host: 'mx1.busy.test',
+            preference: 10,
+            ip: '127.0.0.20',
+            behaviour: host('busy.test', { refuseGreeting: true }),
+          },
           { host: 'mx2.busy.test', preference: 20, ip: '127.0.0.21', behaviour: host('busy.test') },
         ],
       },
@@ -86,10 +136,24 @@ export function standardWorld(options: StandardWorldOptions = {}): MailWorldDesc
       'nullmx.test': { nullMx: true, a: { ip: '127.0.0.23', behaviour: { catchAll: true } } },
       'nomail.test': {},
       'limited.test': {
-        mx: [{ host: 'mx.limited.test', preference: 10, ip: '127.0.0.24', behaviour: host('limited.test', { maxRcptPerSession: STANDARD_LIMITS.rcptPerSession }) }],
+        mx: [
+          {
+            host: 'mx.limited.test',
+            preference: 10,
+            ip: '127.0.0.24',
+            behaviour: host('limited.test', { maxRcptPerSession: STANDARD_LIMITS.rcptPerSession }),
+          },
+        ],
       },
       'closing.test': {
-        mx: [{ host: 'mx.closing.test', preference: 10, ip: '127.0.0.25', behaviour: host('closing.test', { closeAfterCommands: STANDARD_LIMITS.commandsPerSession }) }],
+        mx: [
+          {
+            host: 'mx.closing.test',
+            preference: 10,
+            ip: '127.0.0.25',
+            behaviour: host('closing.test', { closeAfterCommands: STANDARD_LIMITS.commandsPerSession }),
+          },
+        ],
       },
       'servfail.test': { servfail: true },
     },
@@ -107,10 +171,16 @@ export interface ListedAddress {
  * non-existing mailboxes, each with the result a prober must give it. Needs a world with at least
  * `ceil(count / (2 × domains))` mailboxes per domain.
  */
-export function standardAddressList(count: number, options: Pick<StandardWorldOptions, 'mailboxesPerDomain'> = {}): ListedAddress[] {
+export function standardAddressList(
+  count: number,
+  options: Pick<StandardWorldOptions, 'mailboxesPerDomain'> = {},
+): ListedAddress[] {
   const mailboxes = options.mailboxesPerDomain ?? 100;
   const needed = Math.ceil(count / (2 * STANDARD_DOMAINS.length));
-  if (needed > mailboxes) throw new Error(`standardAddressList(${count}) needs ${needed} mailboxes per domain, the world has ${mailboxes}`);
+  if (needed > mailboxes)
+    throw new Error(
+      `standardAddressList(${count}) needs ${needed} mailboxes per domain, the world has ${mailboxes}`,
+    );
   return Array.from({ length: count }, (_, i) => {
     const domain = STANDARD_DOMAINS[i % STANDARD_DOMAINS.length] as StandardDomain;
     const round = Math.floor(i / STANDARD_DOMAINS.length);

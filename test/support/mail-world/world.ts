@@ -31,19 +31,24 @@ interface HostPlan {
 const LOOPBACK = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 function addHost(hosts: Map<string, HostPlan>, name: string, plan: HostPlan): void {
-  if (!LOOPBACK.test(plan.ip)) throw new Error(`mail world host ${name}: ${plan.ip} is not a 127.0.0.0/8 address`);
+  if (!LOOPBACK.test(plan.ip))
+    throw new Error(`mail world host ${name}: ${plan.ip} is not a 127.0.0.0/8 address`);
   const known = hosts.get(name);
   if (known && (known.ip !== plan.ip || !isDeepStrictEqual(known.behaviour, plan.behaviour))) {
     throw new Error(`mail world host ${name} is described twice, differently`);
   }
   for (const [other, otherPlan] of hosts) {
-    if (other !== name && otherPlan.ip === plan.ip) throw new Error(`mail world hosts ${other} and ${name} share ${plan.ip}`);
+    if (other !== name && otherPlan.ip === plan.ip)
+      throw new Error(`mail world hosts ${other} and ${name} share ${plan.ip}`);
   }
   hosts.set(name, plan);
 }
 
 /** DNS zone and mail hosts of a description. */
-function plan(description: MailWorldDescription): { zone: Map<string, ZoneEntry>; hosts: Map<string, HostPlan> } {
+function plan(description: MailWorldDescription): {
+  zone: Map<string, ZoneEntry>;
+  hosts: Map<string, HostPlan>;
+} {
   const zone = new Map<string, ZoneEntry>();
   const hosts = new Map<string, HostPlan>();
   const addA = (name: string, ip: string): void => {
@@ -55,7 +60,10 @@ function plan(description: MailWorldDescription): { zone: Map<string, ZoneEntry>
     zone.set(domain, { ...zone.get(domain), ...(spec.servfail ? { servfail: true } : {}) });
     if (spec.nullMx) zone.set(domain, { ...zone.get(domain), mx: [{ exchange: '', priority: 0 }] });
     if (spec.mx) {
-      zone.set(domain, { ...zone.get(domain), mx: spec.mx.map((mx) => ({ exchange: mx.host.toLowerCase(), priority: mx.preference })) });
+      zone.set(domain, {
+        ...zone.get(domain),
+        mx: spec.mx.map((mx) => ({ exchange: mx.host.toLowerCase(), priority: mx.preference })),
+      });
       for (const mx of spec.mx) {
         addHost(hosts, mx.host.toLowerCase(), { ip: mx.ip, behaviour: mx.behaviour });
         addA(mx.host.toLowerCase(), mx.ip);
@@ -74,12 +82,16 @@ function isAddressInUse(error: unknown): boolean {
 }
 
 /** Starts every host on one port, trying random high ports until one is free on every address. */
-async function startHostsOnFreePort(hosts: Map<string, HostPlan>, gauge: SessionGauge): Promise<{ port: number; running: RunningHost[] }> {
+async function startHostsOnFreePort(
+  hosts: Map<string, HostPlan>,
+  gauge: SessionGauge,
+): Promise<{ port: number; running: RunningHost[] }> {
   for (let attempt = 0; attempt < 25; attempt += 1) {
     const port = randomInt(20_000, 60_000);
     const running: RunningHost[] = [];
     try {
-      for (const [name, { ip, behaviour }] of hosts) running.push(await startHost(name, ip, port, behaviour, gauge));
+      for (const [name, { ip, behaviour }] of hosts)
+        running.push(await startHost(name, ip, port, behaviour, gauge));
       return { port, running };
     } catch (error) {
       await Promise.all(running.map((host) => host.stop()));
