@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describeExit, startChild, type ExitStatus } from './child-process.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { loadDevEnv, type DevEnv } from './env.ts';
+import { assertPortsFree, type PortClaim } from './ports.ts';
 import { startTemporalDevServer } from './temporal-server.ts';
 import { waitFor } from './wait.ts';
 
@@ -23,6 +24,11 @@ interface Endpoints {
 }
 
 const log = (line: string): void => console.log(`[dev] ${line}`);
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error ? `${err.message}\n  cause: ${err.cause.message}` : err.message;
+}
 
 async function answers(url: string): Promise<boolean> {
   try {
@@ -44,6 +50,19 @@ function firstToStop(
     for (const service of services)
       void service.exited.then((status) => resolve({ name: service.name, status }));
   });
+}
+
+function portsToClaim(env: DevEnv): PortClaim[] {
+  const claims: PortClaim[] = [{ port: env.PORT, variable: 'PORT', service: 'API' }];
+  if (!env.DATABASE_URL)
+    claims.push({ port: env.DEV_PG_PORT, variable: 'DEV_PG_PORT', service: 'PostgreSQL' });
+  if (!env.TEMPORAL_ADDRESS) {
+    claims.push(
+      { port: env.DEV_TEMPORAL_PORT, variable: 'DEV_TEMPORAL_PORT', service: 'Temporal' },
+      { port: env.DEV_TEMPORAL_UI_PORT, variable: 'DEV_TEMPORAL_UI_PORT', service: 'Temporal UI' },
+    );
+  }
+  return claims;
 }
 
 /** Starts what the environment does not provide, pushing each service as soon as it runs so it gets stopped. */
@@ -102,12 +121,13 @@ async function run(shutdown: AbortSignal): Promise<number> {
   try {
     env = loadDevEnv();
   } catch (err) {
-    console.error(`[dev] ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`[dev] ${describeError(err)}`);
     return 1;
   }
   const services: Service[] = [];
   let exitCode = 0;
   try {
+    await assertPortsFree(portsToClaim(env));
     const backing = await startBackingServices(env, services, shutdown);
     const app = startChild('app', process.execPath, [path.join(ROOT, 'src', 'main.ts')], {
       cwd: ROOT,
@@ -144,7 +164,7 @@ async function run(shutdown: AbortSignal): Promise<number> {
     }
   } catch (err) {
     if (!shutdown.aborted) {
-      console.error(`[dev] ${err instanceof Error ? err.message : String(err)}`);
+      console.error(`[dev] ${describeError(err)}`);
       exitCode = 1;
     }
   } finally {
@@ -154,7 +174,7 @@ async function run(shutdown: AbortSignal): Promise<number> {
       try {
         await service.stop();
       } catch (err) {
-        log(`${service.name} did not stop cleanly: ${err instanceof Error ? err.message : String(err)}`);
+        log(`${service.name} did not stop cleanly: ${describeError(err)}`);
       }
     }
     log('Stopped.');
