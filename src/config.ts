@@ -48,6 +48,9 @@ const schema = z
     SECRETS_KEY: secretsKey,
     SIGNUP_CREDITS: int(0),
     SESSION_TTL: duration('30d'),
+    // Token bucket per API key and per session, shared by every API process through PostgreSQL.
+    RATE_LIMIT_PER_MINUTE: int(600, 1),
+    RATE_LIMIT_BURST: int(120, 1),
     BODY_LIMIT_BYTES: int(1_048_576, 1024),
     SMTP_PROBE_PORT: int(25, 1).pipe(z.number().max(65535)),
     SMTP_PROBE_HELO: z.string().min(1).default(os.hostname()),

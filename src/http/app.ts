@@ -6,7 +6,10 @@ import type { AppDeps, AppEnv } from './env.ts';
 import { ApiError } from './errors.ts';
 import { handleError } from './error-handler.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
+import { externalLeadRoutes } from './routes/external-leads.ts';
+import { externalListRoutes } from './routes/external-lists.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes } from './routes/lists.ts';
@@ -42,6 +45,9 @@ export function createApp(deps: AppDeps) {
   app.route('/api/auth', authRoutes);
   app.route('/api/lists', listRoutes);
   app.route('/api/leads', leadRoutes);
+  app.route('/api/api-keys', apiKeyRoutes);
+  app.route('/api/external/lists', externalListRoutes);
+  app.route('/api/external/leads', externalLeadRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
     type: 'apiKey',

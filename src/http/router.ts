@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig, createRoute } from '@hono/zod-openapi';
-import type { AppEnv } from './env.ts';
+import type { AppEnv, Scope } from './env.ts';
 import { ApiError, type ErrorCode, errorResponses } from './errors.ts';
+import { requireApiKey } from './middleware/api-key.ts';
 import { requireSession } from './middleware/session.ts';
 
 /** One sub-app per resource; every one turns zod failures into the contract's 400 the same way. */
@@ -28,6 +29,23 @@ export function sessionRoute<const R extends Plain>(config: R & Extra) {
     ...(route as R),
     security: [{ session: [] }],
     middleware: [requireSession] as const,
+    responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
+  });
+}
+
+/**
+ * A route for integrations: `X-API-Key` holding one of `scopes` (any one grants access). The OpenAPI document
+ * lists each accepted scope as an alternative `apiKey` requirement (OpenAPI 3.1 allows scopes on any scheme).
+ */
+export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) {
+  const { errors = [], ...route } = config;
+  const accepted: readonly Scope[] = typeof scopes === 'string' ? [scopes] : scopes;
+  const needs = `Requires an API key with the ${accepted.map((s) => `\`${s}\``).join(' or ')} scope.`;
+  return createRoute({
+    ...(route as R),
+    description: route.description ? `${route.description}\n\n${needs}` : needs,
+    security: accepted.map((scope) => ({ apiKey: [scope] })),
+    middleware: [requireApiKey(accepted)] as const,
     responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
   });
 }

@@ -4,10 +4,11 @@ import { findSession, SESSION_COOKIE } from '../../auth/sessions.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { assertSameOrigin } from './csrf.ts';
+import { enforceRateLimit } from './rate-limit.ts';
 
 export const ALL_SCOPES = ['lists:read', 'lists:write', 'leads:read', 'leads:write'] as const;
 
-/** Dashboard routes: a live session cookie; unsafe methods must also pass the CSRF origin check. */
+/** Dashboard routes: a live session cookie; unsafe methods must also pass the CSRF origin check; rate-limited per session. */
 export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
   const session = token ? await findSession(c.var.em, token) : null;
@@ -20,6 +21,7 @@ export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
     apiKeyId: null,
     scopes: ALL_SCOPES,
   });
+  await enforceRateLimit(c, `session:${session.sessionId}`);
   await next();
 };
 

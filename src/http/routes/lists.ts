@@ -7,13 +7,11 @@ import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
-import { LeadFilterSchema, LeadInputSchema, LeadSchema, toLeadDto } from '../schemas/lead.ts';
+import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema, toLeadDto } from '../schemas/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema, toListDto } from '../schemas/list.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const ListParams = uuidParam('listId');
-export const BulkLeadsSchema = z.object({ leads: z.array(LeadInputSchema).min(1).max(1000) }).openapi('BulkLeads');
-export const BulkLeadsResult = z.object({ created: z.number().int(), leads: z.array(LeadSchema) }).openapi('BulkLeadsResult');
 const ImportResult = z
   .object({
     created: z.number().int(),

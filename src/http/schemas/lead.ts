@@ -99,6 +99,10 @@ export const toLeadDto = (l: ILead): z.infer<typeof LeadSchema> => ({
   updatedAt: l.updatedAt.toISOString(),
 });
 
+/** Body and answer of the bulk-add routes (session and external). */
+export const BulkLeadsSchema = z.object({ leads: z.array(LeadInputSchema).min(1).max(1000) }).openapi('BulkLeads');
+export const BulkLeadsResult = z.object({ created: z.number().int(), leads: z.array(LeadSchema) }).openapi('BulkLeadsResult');
+
 export const LeadFilterSchema = z.object({
   emailStatus: z.enum(EMAIL_RESULTS).optional(),
 });

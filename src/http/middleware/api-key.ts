@@ -1,0 +1,44 @@
+import type { MiddlewareHandler } from 'hono';
+import { type ApiKeyCheck, checkApiKey, recordApiKeyUse } from '../../auth/api-keys.ts';
+import type { AppEnv, Scope } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import { enforceRateLimit } from './rate-limit.ts';
+
+export const API_KEY_HEADER = 'X-API-Key';
+
+const REFUSALS: Record<Extract<ApiKeyCheck, { ok: false }>['reason'], string> = {
+  missing: `Send an API key in the ${API_KEY_HEADER} header`,
+  malformed: 'The API key is malformed',
+  unknown: 'The API key is not known',
+  revoked: 'The API key has been revoked',
+  expired: 'The API key has expired',
+};
+
+/**
+ * Integration routes: an `X-API-Key` holding any one of `scopes`, acting for the key's organization.
+ * Cookies are ignored here, so a browser session never reaches these routes (and no CSRF check is needed:
+ * nothing is sent along automatically).
+ */
+export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const check = await checkApiKey(c.var.em, c.req.header(API_KEY_HEADER));
+    if (!check.ok) throw new ApiError('unauthorized', REFUSALS[check.reason], { reason: check.reason });
+    const { apiKey } = check;
+    c.set('principal', {
+      kind: 'api_key',
+      organizationId: apiKey.organization.id,
+      userId: null,
+      apiKeyId: apiKey.id,
+      scopes: apiKey.scopes as Scope[],
+    });
+    await enforceRateLimit(c, `key:${apiKey.id}`);
+    await recordApiKeyUse(c.var.em, apiKey);
+    if (!scopes.some((scope) => apiKey.scopes.includes(scope))) {
+      throw new ApiError('forbidden', `This API key lacks the ${scopes.join(' or ')} scope`, {
+        requiredScope: scopes[0],
+        acceptedScopes: scopes,
+      });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,106 @@
+import { z } from '@hono/zod-openapi';
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
+import { deleteLead, getLead, pageLeads, updateLead } from '../../db/repos/leads.ts';
+import { getList } from '../../db/repos/lists.ts';
+import { normalizeEmail } from '../../domain/email.ts';
+import { phoneForLookup } from '../../domain/phone-lookup.ts';
+import { organizationId } from '../middleware/session.ts';
+import { apiKeyRoute, createRouter } from '../router.ts';
+import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
+import { LeadFilterSchema, LeadSchema, LeadUpdateSchema, toLeadDto } from '../schemas/lead.ts';
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+const LeadParams = uuidParam('leadId');
+
+const LeadLookupSchema = PageQuerySchema.extend(LeadFilterSchema.shape).extend({
+  listId: z.uuid().optional(),
+  email: z.string().trim().min(1).max(254).optional().openapi({ description: 'Exact address; the domain is matched case-insensitively' }),
+  phone: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({
+      description:
+        'Any common format (`+1 415-555-2671`, `14155552671`, `0044 20 7946 0958`, `tel:+1...`); normalized to E.164 before matching. National numbers need `country`.',
+      example: '+1 (415) 555-2671',
+    }),
+  country: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine(isSupportedCountry, 'must be an ISO 3166-1 alpha-2 country code')
+    .optional()
+    .openapi({ description: 'How to read a national `phone` (no `+`), e.g. `US`', example: 'US' }),
+});
+
+/** `/api/external/leads`: look-ups for integrations (a dialer finds a caller by phone). */
+export const externalLeadRoutes = createRouter()
+  .openapi(
+    apiKeyRoute('leads:read', {
+      method: 'get',
+      path: '/',
+      tags: ['external'],
+      summary: "The key's organization's leads, oldest first, filtered by list, email or phone",
+      request: { query: LeadLookupSchema },
+      responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const { em } = c.var;
+      const query = c.req.valid('query');
+      // A list of another organization is as absent as a missing one, never an empty page.
+      if (query.listId) await getList(em, organizationId(c), query.listId);
+      const filter = {
+        listId: query.listId,
+        emailStatus: query.emailStatus,
+        email: query.email === undefined ? undefined : normalizeEmail(query.email),
+        phone: query.phone === undefined ? undefined : phoneForLookup(query.phone, query.country as CountryCode | undefined),
+      };
+      const { rows, total } = await pageLeads(em, organizationId(c), filter, offsetOf(query), query.limit);
+      return c.json(paginated(rows.map(toLeadDto), total, query), 200);
+    },
+  )
+  .openapi(
+    apiKeyRoute('leads:read', {
+      method: 'get',
+      path: '/{leadId}',
+      tags: ['external'],
+      summary: 'One lead',
+      request: { params: LeadParams },
+      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => c.json(toLeadDto(await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId)), 200),
+  )
+  .openapi(
+    apiKeyRoute('leads:write', {
+      method: 'patch',
+      path: '/{leadId}',
+      tags: ['external'],
+      summary: 'Change fields of a lead',
+      request: { params: LeadParams, body: { required: true, ...json(LeadUpdateSchema) } },
+      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const lead = await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId);
+      return c.json(toLeadDto(await updateLead(c.var.em, lead, c.req.valid('json'))), 200);
+    },
+  )
+  .openapi(
+    apiKeyRoute('leads:write', {
+      method: 'delete',
+      path: '/{leadId}',
+      tags: ['external'],
+      summary: 'Delete a lead',
+      request: { params: LeadParams },
+      responses: { 204: { description: 'Deleted' } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      await deleteLead(c.var.em, await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId));
+      return c.body(null, 204);
+    },
+  );
