@@ -164,9 +164,11 @@ export class SmtpProber {
       domain: asciiDomain,
       isCatchAll,
       mxHost,
-      outcomes: outcomes.map(
-        (value, index) => value ?? outcome(entries[index] as Entry, 'Unknown', 'smtp', 'not probed', null),
-      ),
+      outcomes: outcomes.map((value, index) => {
+        // Every path above settles every entry; a gap is a bug, not a verdict.
+        if (value === undefined) throw new Error(`no outcome for ${String(emails[index])}`);
+        return value;
+      }),
     });
 
     // Indices of the entries behind each distinct address (addresses compare case-insensitively).
