@@ -1,6 +1,8 @@
 import type { Config } from '../src/config.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { createSearchProvider, type ProfileSearchProvider } from '../src/providers/search/index.ts';
+import { createVerificationProvider, type EmailVerificationProvider } from '../src/providers/verification/index.ts';
+import { SmtpProber } from '../src/smtp/prober.ts';
 
 /**
  * Everything activities may touch, built once per worker process and closed over by the factories.
@@ -12,9 +14,32 @@ export interface ActivityDeps {
   orm: Orm;
   /** Profile search for scrape jobs (SEARCH_PROVIDER); one instance, so one rate limit per worker. */
   search: ProfileSearchProvider;
+  /** SMTP prober of the verification jobs (SMTP_PROBE_*, DNS_SERVERS); its connection limits hold across all of them. */
+  prober: SmtpProber;
+  /** API fallback and api_only verification (VERIFICATION_PROVIDER). */
+  verificationProvider: EmailVerificationProvider;
 }
 
 /** The one place a worker's dependencies are wired from configuration (production and tests alike). */
 export function createActivityDeps(config: Config, orm: Orm): ActivityDeps {
-  return { config, orm, search: createSearchProvider(config) };
+  return {
+    config,
+    orm,
+    search: createSearchProvider(config),
+    prober: createSmtpProber(config),
+    verificationProvider: createVerificationProvider(config),
+  };
+}
+
+function createSmtpProber(config: Config): SmtpProber {
+  return new SmtpProber({
+    helo: config.SMTP_PROBE_HELO,
+    from: config.smtpProbeFrom,
+    port: config.SMTP_PROBE_PORT,
+    timeoutMs: config.SMTP_PROBE_TIMEOUT_MS,
+    concurrency: config.SMTP_PROBE_CONCURRENCY,
+    perHost: config.SMTP_PROBE_PER_DOMAIN,
+    greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
+    ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),
+  });
 }

@@ -1,11 +1,12 @@
 import type { ActivityDeps } from './deps.ts';
 import { scrapeActivities } from './scrape.ts';
+import { verificationActivities } from './verification.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
 /** One factory per job kind is spread in here; workflows see only the type. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...scrapeActivities(deps) };
+  return { ...scrapeActivities(deps), ...verificationActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,2 +1,3 @@
 // Every workflow the worker registers is exported from here.
 export * from './scrape.ts';
+export * from './verification.ts';

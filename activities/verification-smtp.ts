@@ -1,0 +1,180 @@
+import type { Orm } from '../src/db/orm.ts';
+import {
+  type SmtpOutcomeRow,
+  unfinishedDomains,
+  unprobedAddresses,
+  updateDomains,
+  type DomainVerdict,
+  type WorkDomain,
+  writeSmtpOutcomes,
+} from '../src/db/repos/verification-work.ts';
+import type { VerificationMethod } from '../src/domain/verification.ts';
+import type { ProbeOutcome, SmtpProber } from '../src/smtp/prober.ts';
+
+/** Addresses of one domain read (and handed to one probeDomain call) at a time. */
+const PAGE_SIZE = 1000;
+/** A write happens once this many outcomes are buffered, or after FLUSH_DELAY_MS. */
+const FLUSH_ROWS = 250;
+const FLUSH_DELAY_MS = 250;
+
+/**
+ * Buffers SMTP-stage outcomes and domain verdicts and writes them in batches, one statement of each
+ * per flush, one flush at a time. A domain's verdict is written after its outcomes, so a domain
+ * marked done always has every result stored.
+ */
+class OutcomeWriter {
+  readonly #orm: Orm;
+  readonly #jobId: string;
+  #rows: SmtpOutcomeRow[] = [];
+  #domains: DomainVerdict[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
+  #error: unknown = null;
+  written = 0;
+
+  constructor(orm: Orm, jobId: string) {
+    this.#orm = orm;
+    this.#jobId = jobId;
+  }
+
+  add(row: SmtpOutcomeRow): void {
+    this.#rows.push(row);
+    if (this.#rows.length >= FLUSH_ROWS) void this.flush().catch(() => undefined);
+    else this.#schedule();
+  }
+
+  domain(verdict: DomainVerdict): void {
+    this.#domains.push(verdict);
+    this.#schedule();
+  }
+
+  /** Writes everything buffered so far; rejects if any write of this writer failed. */
+  flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const rows = this.#rows.splice(0);
+    const domains = this.#domains.splice(0);
+    this.#chain = this.#chain.then(async () => {
+      if (this.#error) return;
+      try {
+        const em = this.#orm.em.fork();
+        this.written += await writeSmtpOutcomes(em, rows);
+        await updateDomains(em, this.#jobId, domains);
+      } catch (error) {
+        this.#error = error;
+      }
+    });
+    return this.#chain.then(() => {
+      if (this.#error) throw this.#error;
+    });
+  }
+
+  #schedule(): void {
+    this.#timer ??= setTimeout(() => void this.flush().catch(() => undefined), FLUSH_DELAY_MS);
+  }
+}
+
+const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
+  id,
+  result: o.result,
+  source: o.source,
+  reason: o.reason,
+  mxHost: o.mxHost,
+  apiPending: false,
+});
+
+export interface SliceInput {
+  jobId: string;
+  method: VerificationMethod;
+  fromSeq: number;
+  toSeq: number;
+}
+
+/**
+ * The SMTP stage for the domains numbered fromSeq..toSeq, all at once (the prober's process-wide
+ * limits decide how many sessions really run). Addresses come from the database page by page;
+ * only those without a stored outcome are probed, so a retried slice resumes where the last stopped.
+ * For api_only only the free pre-checks run: failures are Invalid, the rest are marked for the provider.
+ */
+export async function probeSlice(orm: Orm, prober: SmtpProber, input: SliceInput, signal: AbortSignal): Promise<{ domains: number; written: number }> {
+  const domains = await unfinishedDomains(orm.em.fork(), input.jobId, input.fromSeq, input.toSeq);
+  const writer = new OutcomeWriter(orm, input.jobId);
+  // One domain failing stops its siblings, so a retry never races a previous attempt's leftovers.
+  const abort = new AbortController();
+  const stop = () => abort.abort(signal.reason);
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    const work = (domain: WorkDomain) =>
+      (input.method === 'api_only' ? precheckDomain : probeDomain)(orm, prober, input.jobId, domain, writer, abort.signal).catch((error: unknown) => {
+        abort.abort(error);
+        throw error;
+      });
+    const settled = await Promise.allSettled(domains.map(work));
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    await writer.flush();
+    if (failure) throw failure.reason;
+    return { domains: domains.length, written: writer.written };
+  } finally {
+    signal.removeEventListener('abort', stop);
+    // Whatever was answered before a failure or cancellation is kept for the retry.
+    await writer.flush().catch(() => undefined);
+  }
+}
+
+async function probeDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: WorkDomain, writer: OutcomeWriter, signal: AbortSignal) {
+  let isCatchAll = domain.isCatchAll;
+  let mxHost: string | null = null;
+  let catchAllReason = 'catch-all: the domain accepted a random address';
+  let after: string | null = null;
+  for (;;) {
+    const page = await unprobedAddresses(orm.em.fork(), jobId, domain.domain, after, PAGE_SIZE);
+    if (page.length === 0) break;
+    after = page[page.length - 1]!.id;
+    if (isCatchAll === true) {
+      // Known from an earlier page (or attempt): nothing more to ask the server.
+      for (const { id } of page) writer.add({ id, result: 'Catch-All', source: 'smtp', reason: catchAllReason, mxHost, apiPending: false });
+    } else {
+      const idByEmail = new Map(page.map((a) => [a.email, a.id]));
+      const emit = (o: ProbeOutcome) => {
+        const id = idByEmail.get(o.email);
+        if (id === undefined) return;
+        idByEmail.delete(o.email);
+        writer.add(fromOutcome(id, o));
+      };
+      const outcome = await prober.probeDomain(domain.domain, page.map((a) => a.email), { signal, onResult: emit });
+      outcome.outcomes.forEach(emit);
+      isCatchAll = outcome.isCatchAll ?? isCatchAll;
+      mxHost = outcome.mxHost ?? mxHost;
+      const catchAllOutcome = outcome.outcomes.find((o) => o.result === 'Catch-All');
+      if (catchAllOutcome) catchAllReason = catchAllOutcome.reason;
+    }
+    if (page.length < PAGE_SIZE) break;
+    // Later pages (and a retry) must know the verdict.
+    writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: false });
+  }
+  writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: true });
+}
+
+async function precheckDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: WorkDomain, writer: OutcomeWriter, signal: AbortSignal) {
+  let mxHost: string | null = null;
+  let after: string | null = null;
+  for (;;) {
+    signal.throwIfAborted();
+    const page = await unprobedAddresses(orm.em.fork(), jobId, domain.domain, after, PAGE_SIZE);
+    if (page.length === 0) break;
+    after = page[page.length - 1]!.id;
+    const idByEmail = new Map(page.map((a) => [a.email, a.id]));
+    const checked = await prober.precheckDomain(domain.domain, page.map((a) => a.email));
+    mxHost = checked.mxHost ?? mxHost;
+    for (const o of checked.failed) {
+      const id = idByEmail.get(o.email);
+      if (id !== undefined) writer.add(fromOutcome(id, o));
+    }
+    for (const email of checked.passed) {
+      const id = idByEmail.get(email);
+      if (id !== undefined) writer.add({ id, result: null, source: 'precheck', reason: null, mxHost: checked.mxHost, apiPending: true });
+    }
+    if (page.length < PAGE_SIZE) break;
+  }
+  writer.domain({ domain: domain.domain, isCatchAll: null, mxHost, done: true });
+}

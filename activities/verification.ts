@@ -1,0 +1,126 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  completeJob,
+  domainCount,
+  failJob,
+  finishSmtpStage,
+  pendingApiAddresses,
+  pendingApiCount,
+  recordApiVerdicts,
+  recordDecision,
+  VerificationJobGoneError,
+  workJob,
+} from '../src/db/repos/verification-work.ts';
+import { API_PRICE_MICROS, type Decision } from '../src/domain/verification.ts';
+import type { DecisionResult } from '../src/temporal/verification-messages.ts';
+import type { ActivityDeps } from './deps.ts';
+import { toActivityFailure } from './provider-failure.ts';
+import { probeSlice, type SliceInput } from './verification-smtp.ts';
+
+/** How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight. */
+export interface SmtpPlan {
+  domainCount: number;
+  sliceSize: number;
+  window: number;
+}
+
+/** One API activity sends batches for at most this long, then hands back to the workflow. */
+const API_ACTIVITY_BUDGET_MS = 60_000;
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/** A deleted job (its list was deleted) cannot be worked on by any retry. */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof VerificationJobGoneError) throw ApplicationFailure.nonRetryable(error.message, error.name);
+    throw error;
+  }
+}
+
+/** Heartbeats on a timer while `work` runs, so long waits (SMTP queues, provider rate limits) never look dead. */
+async function heartbeating<T>(work: (ctx: Context) => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await work(ctx);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function verificationActivities(deps: ActivityDeps) {
+  const { orm, prober, verificationProvider: provider, config } = deps;
+  return {
+    /**
+     * Enough domains in flight to keep every SMTP connection of the worker busy (about twice the
+     * connection limit), in ranges small enough that one slow domain holds back few others.
+     */
+    async planSmtpStage({ jobId }: { jobId: string }): Promise<SmtpPlan> {
+      return guarded(async () => {
+        const em = orm.em.fork();
+        await workJob(em, jobId);
+        const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
+        return { domainCount: await domainCount(em, jobId), sliceSize, window: 8 };
+      });
+    },
+
+    async probeDomainSlice(input: SliceInput): Promise<{ domains: number; written: number }> {
+      return guarded(() => heartbeating((ctx) => probeSlice(orm, prober, input, ctx.cancellationSignal)));
+    },
+
+    async finishSmtpStage({ jobId }: { jobId: string }) {
+      return guarded(async () => ({ stage: await finishSmtpStage(orm.em.fork(), jobId) }));
+    },
+
+    async recordVerificationDecision({ jobId, decision }: { jobId: string; decision: Decision }): Promise<DecisionResult> {
+      return guarded(() => recordDecision(orm.em.fork(), jobId, decision));
+    },
+
+    /**
+     * Sends the addresses marked for the provider in batches of its `maxBatch`, each batch's verdicts
+     * and spend stored in one transaction. Returns how many are still waiting when the time budget ends.
+     */
+    async verifyByApi({ jobId }: { jobId: string }): Promise<{ sent: number; remaining: number }> {
+      return guarded(() =>
+        heartbeating(async (ctx) => {
+          const em = orm.em.fork();
+          const job = await workJob(em, jobId);
+          const started = Date.now();
+          let sent = 0;
+          while (Date.now() - started < API_ACTIVITY_BUDGET_MS) {
+            const batch = await pendingApiAddresses(em, jobId, provider.maxBatch);
+            if (batch.length === 0) return { sent, remaining: 0 };
+            let verdicts;
+            try {
+              verdicts = await provider.verify(batch.map((a) => a.email));
+            } catch (error) {
+              throw toActivityFailure(error);
+            }
+            const rows = batch.map((a, i) => ({ id: a.id, email: a.email, result: verdicts[i]?.result ?? 'Unknown', reason: verdicts[i]?.reason ?? 'no verdict returned' }));
+            await recordApiVerdicts(em, job, rows, provider.name, API_PRICE_MICROS);
+            sent += batch.length;
+            ctx.heartbeat();
+          }
+          return { sent, remaining: await pendingApiCount(em, jobId) };
+        }),
+      );
+    },
+
+    async completeVerification({ jobId }: { jobId: string }): Promise<void> {
+      return guarded(() => completeJob(orm.em.fork(), jobId));
+    },
+
+    /** Records why the job stopped; a job deleted meanwhile needs no record. */
+    async failVerification({ jobId, reason }: { jobId: string; reason: string }): Promise<void> {
+      try {
+        await failJob(orm.em.fork(), jobId, reason);
+      } catch (error) {
+        if (!(error instanceof VerificationJobGoneError)) throw error;
+      }
+    },
+  };
+}
+
+export type VerificationActivities = ReturnType<typeof verificationActivities>;

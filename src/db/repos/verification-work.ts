@@ -1,0 +1,275 @@
+import type { QueryResult } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EmailResult } from '../../domain/lead.ts';
+import {
+  type Decision,
+  gapResultsFor,
+  stageAfterDecision,
+  type VerificationMethod,
+  type VerificationStage,
+} from '../../domain/verification.ts';
+import { newId } from '../entities/common.ts';
+
+/** The job was deleted (with its list) while its workflow ran. */
+export class VerificationJobGoneError extends Error {
+  constructor(jobId: string) {
+    super(`verification job ${jobId} no longer exists`);
+    this.name = 'VerificationJobGoneError';
+  }
+}
+
+export interface WorkJob {
+  id: string;
+  organizationId: string;
+  listId: string;
+  method: VerificationMethod;
+  stage: VerificationStage;
+}
+
+export async function workJob(em: EntityManager, jobId: string, lock = false): Promise<WorkJob> {
+  const [row] = await em.execute(
+    `select id, organization_id, list_id, verification_method, verification_stage from verification_job where id = ?${lock ? ' for update' : ''}`,
+    [jobId],
+  );
+  if (!row) throw new VerificationJobGoneError(jobId);
+  return { id: row.id, organizationId: row.organization_id, listId: row.list_id, method: row.verification_method, stage: row.verification_stage };
+}
+
+export async function domainCount(em: EntityManager, jobId: string): Promise<number> {
+  const [row] = await em.execute(`select count(*)::int as n from verification_domain where job_id = ?`, [jobId]);
+  return Number(row?.n ?? 0);
+}
+
+export interface WorkDomain {
+  domain: string;
+  isCatchAll: boolean | null;
+}
+
+/** Domains numbered fromSeq..toSeq whose SMTP work is not finished. */
+export async function unfinishedDomains(em: EntityManager, jobId: string, fromSeq: number, toSeq: number): Promise<WorkDomain[]> {
+  const rows = await em.execute(
+    `select domain, is_catch_all from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
+    [jobId, fromSeq, toSeq],
+  );
+  return rows.map((r) => ({ domain: r.domain, isCatchAll: r.is_catch_all }));
+}
+
+/** The next page of a domain's addresses without an SMTP-stage result, after `afterId`. */
+export async function unprobedAddresses(em: EntityManager, jobId: string, domain: string, afterId: string | null, limit: number) {
+  const rows = await em.execute(
+    `select id, email from verification_result
+     where job_id = ? and domain = ? and smtp_checked_at is null and id > ? order by id limit ?`,
+    [jobId, domain, afterId ?? '00000000-0000-0000-0000-000000000000', limit],
+  );
+  return rows.map((r) => ({ id: r.id as string, email: r.email as string }));
+}
+
+/** What the SMTP stage concluded for one address; `result: null` with `apiPending` for api_only pre-check passes. */
+export interface SmtpOutcomeRow {
+  id: string;
+  result: EmailResult | null;
+  source: 'precheck' | 'smtp';
+  reason: string | null;
+  mxHost: string | null;
+  apiPending: boolean;
+}
+
+/**
+ * Stores SMTP-stage outcomes in one statement. Only addresses without an SMTP-stage result are
+ * touched, so a retried batch never overwrites (or double-counts) what an earlier attempt stored.
+ */
+export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const payload = rows.map((r) => ({ id: r.id, result: r.result, source: r.result ? r.source : null, reason: r.reason, mx_host: r.mxHost, api_pending: r.apiPending }));
+  const res = await em.execute<QueryResult>(
+    `update verification_result r set
+       smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host,
+       api_status = case when v.api_pending then 'pending' end,
+       smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, api_pending boolean)
+     where r.id = v.id and r.smtp_checked_at is null`,
+    [JSON.stringify(payload)],
+    'run',
+  );
+  return res.affectedRows;
+}
+
+export interface DomainVerdict {
+  domain: string;
+  isCatchAll: boolean | null;
+  mxHost: string | null;
+  /** Every address of the domain has its SMTP-stage outcome stored. */
+  done: boolean;
+}
+
+/** Stores domain verdicts in one statement; a known catch-all verdict or MX host is never replaced by null. */
+export async function updateDomains(em: EntityManager, jobId: string, verdicts: DomainVerdict[]) {
+  if (verdicts.length === 0) return;
+  // An UPDATE ... FROM applies one arbitrary match per row, so each domain must appear once.
+  const merged = new Map<string, DomainVerdict>();
+  for (const v of verdicts) {
+    const prev = merged.get(v.domain);
+    merged.set(v.domain, prev ? { domain: v.domain, isCatchAll: v.isCatchAll ?? prev.isCatchAll, mxHost: v.mxHost ?? prev.mxHost, done: v.done || prev.done } : v);
+  }
+  const payload = [...merged.values()].map((v) => ({ domain: v.domain, is_catch_all: v.isCatchAll, mx_host: v.mxHost, done: v.done }));
+  await em.execute(
+    `update verification_domain d set is_catch_all = coalesce(v.is_catch_all, d.is_catch_all), mx_host = coalesce(v.mx_host, d.mx_host),
+       smtp_done_at = case when v.done then coalesce(d.smtp_done_at, now()) else d.smtp_done_at end
+     from jsonb_to_recordset(?::jsonb) as v(domain text, is_catch_all boolean, mx_host text, done boolean)
+     where d.job_id = ? and d.domain = v.domain`,
+    [JSON.stringify(payload), jobId],
+  );
+}
+
+/** Copies every final result onto the list's leads holding that address (case-insensitively). */
+export async function writeResultsToLeads(em: EntityManager, jobId: string, listId: string) {
+  await em.execute(
+    `update lead l set email_status = r.result, email_verified_at = r.checked_at, updated_at = now()
+     from verification_result r
+     where r.job_id = ? and l.list_id = ? and l.email is not null and lower(l.email) = r.email and r.result is not null
+       and (l.email_status is distinct from r.result or l.email_verified_at is distinct from r.checked_at)`,
+    [jobId, listId],
+  );
+}
+
+/**
+ * Ends the SMTP stage: `completed` for smtp_only, `awaiting_decision` for smtp_api_fallback when gaps
+ * exist, `api_verifying` for api_only when pre-checks passed anything. Idempotent: a retry after the
+ * move returns the stage already stored.
+ */
+export async function finishSmtpStage(em: EntityManager, jobId: string): Promise<VerificationStage> {
+  return em.transactional(async (tx) => {
+    const job = await workJob(tx, jobId, true);
+    if (job.stage !== 'smtp_verifying') return job.stage;
+    const [row] = await tx.execute(
+      `select count(*) filter (where api_status = 'pending')::int as pending,
+              count(*) filter (where result in ('Unknown', 'Catch-All'))::int as gaps
+       from verification_result where job_id = ?`,
+      [jobId],
+    );
+    const pending = Number(row?.pending ?? 0);
+    const gaps = Number(row?.gaps ?? 0);
+    const next: VerificationStage =
+      job.method === 'api_only'
+        ? pending > 0
+          ? 'api_verifying'
+          : 'completed'
+        : job.method === 'smtp_api_fallback' && gaps > 0
+          ? 'awaiting_decision'
+          : 'completed';
+    await tx.execute(
+      `update verification_job set verification_stage = ?, smtp_completed_at = now(),
+         completed_at = case when ? = 'completed' then now() end, updated_at = now() where id = ?`,
+      [next, next, jobId],
+    );
+    await writeResultsToLeads(tx, jobId, job.listId);
+    return next;
+  });
+}
+
+export interface DecisionRecord {
+  id: string;
+  verificationStage: VerificationStage;
+  userDecision: Decision;
+  decisionMadeAt: string;
+}
+
+/**
+ * Stores the decision and moves the job on in one transaction: the chosen gaps are marked for the
+ * provider. Idempotent: once a decision is stored, it is returned unchanged.
+ */
+export async function recordDecision(em: EntityManager, jobId: string, decision: Decision): Promise<DecisionRecord> {
+  return em.transactional(async (tx) => {
+    await workJob(tx, jobId, true);
+    const [stored] = await tx.execute(`select verification_stage, user_decision, decision_made_at from verification_job where id = ?`, [jobId]);
+    if (stored?.user_decision) {
+      return { id: jobId, verificationStage: stored.verification_stage, userDecision: stored.user_decision, decisionMadeAt: new Date(stored.decision_made_at).toISOString() };
+    }
+    const next = stageAfterDecision(decision);
+    const [updated] = await tx.execute(
+      `update verification_job set user_decision = ?, decision_made_at = now(), verification_stage = ?,
+         completed_at = case when ? = 'completed' then now() end, updated_at = now()
+       where id = ? returning decision_made_at`,
+      [decision, next, next, jobId],
+    );
+    const gaps = gapResultsFor(decision);
+    if (gaps.length > 0) {
+      await tx.execute(
+        `update verification_result set api_status = 'pending' where job_id = ? and smtp_result in (?) and api_status is null`,
+        [jobId, gaps],
+      );
+    }
+    return { id: jobId, verificationStage: next, userDecision: decision, decisionMadeAt: new Date(updated!.decision_made_at).toISOString() };
+  });
+}
+
+export async function pendingApiAddresses(em: EntityManager, jobId: string, limit: number) {
+  const rows = await em.execute(
+    `select id, email from verification_result where job_id = ? and api_status = 'pending' order by id limit ?`,
+    [jobId, limit],
+  );
+  return rows.map((r) => ({ id: r.id as string, email: r.email as string }));
+}
+
+export async function pendingApiCount(em: EntityManager, jobId: string): Promise<number> {
+  const [row] = await em.execute(`select count(*)::int as n from verification_result where job_id = ? and api_status = 'pending'`, [jobId]);
+  return Number(row?.n ?? 0);
+}
+
+export interface ApiVerdictRow {
+  id: string;
+  email: string;
+  result: EmailResult;
+  reason: string;
+}
+
+/**
+ * Records one provider batch: a spend row per address (the unique (job, email) key makes a repeated
+ * batch cost nothing more) and the verdicts, in one transaction. Returns the spend rows inserted.
+ */
+export async function recordApiVerdicts(
+  em: EntityManager,
+  job: Pick<WorkJob, 'id' | 'organizationId'>,
+  rows: ApiVerdictRow[],
+  provider: string,
+  priceMicros: number,
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  return em.transactional(async (tx) => {
+    const spend = await tx.execute<QueryResult>(
+      `insert into verification_spend (id, organization_id, job_id, email, provider, amount_micros, created_at)
+       select v.id, ?, ?, v.email, ?, ?, now() from jsonb_to_recordset(?::jsonb) as v(id uuid, email text)
+       on conflict (job_id, email) do nothing`,
+      [job.organizationId, job.id, provider, priceMicros, JSON.stringify(rows.map((r) => ({ id: newId(), email: r.email })))],
+      'run',
+    );
+    await tx.execute(
+      `update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done'
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
+       where r.id = v.id and r.api_status = 'pending'`,
+      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason })))],
+    );
+    return spend.affectedRows;
+  });
+}
+
+/** api_verifying → completed, with the provider's results copied onto the leads. */
+export async function completeJob(em: EntityManager, jobId: string) {
+  await em.transactional(async (tx) => {
+    const job = await workJob(tx, jobId, true);
+    if (job.stage === 'api_verifying') {
+      await tx.execute(`update verification_job set verification_stage = 'completed', completed_at = now(), updated_at = now() where id = ?`, [jobId]);
+    }
+    await writeResultsToLeads(tx, jobId, job.listId);
+  });
+}
+
+/** Ends the job in `failed` with a reason; results obtained so far still reach the leads. */
+export async function failJob(em: EntityManager, jobId: string, reason: string) {
+  await em.transactional(async (tx) => {
+    const job = await workJob(tx, jobId, true);
+    if (job.stage === 'completed' || job.stage === 'failed') return;
+    await tx.execute(`update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = now() where id = ?`, [reason, jobId]);
+    await writeResultsToLeads(tx, jobId, job.listId);
+  });
+}

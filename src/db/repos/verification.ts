@@ -1,0 +1,285 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { domainOf } from '../../domain/email.ts';
+import type { EmailResult } from '../../domain/lead.ts';
+import {
+  ACTIVE_STAGES,
+  type FinalCounts,
+  type VerificationMethod,
+  type VerificationStage,
+} from '../../domain/verification.ts';
+import { ApiError, invalidState, notFound } from '../../http/errors.ts';
+import { newId } from '../entities/common.ts';
+import { VerificationDomain, VerificationJob, VerificationResult } from '../entities/index.ts';
+import type { IVerificationJob } from '../entities/verification-job.ts';
+
+const INSERT_CHUNK = 1000;
+
+/** Everything the job's read routes show that is aggregated from its result and spend rows. */
+export interface JobCounts {
+  processed: number;
+  smtp: Record<EmailResult, number>;
+  final: FinalCounts;
+  api: Record<EmailResult, number> & { verified: number; costMicros: number };
+  lastCheckedAt: Date | null;
+}
+
+export interface JobView {
+  job: IVerificationJob;
+  listName: string;
+  counts: JobCounts;
+}
+
+const emptyCounts = (total: number): JobCounts => ({
+  processed: 0,
+  smtp: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0 },
+  final: { total, valid: 0, invalid: 0, catchAll: 0, unknown: 0 },
+  api: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0, verified: 0, costMicros: 0 },
+  lastCheckedAt: null,
+});
+
+/**
+ * Snapshots the list's distinct addresses into a new job in `smtp_verifying`. The list row is locked
+ * first, so two concurrent creations for one list serialize and the second sees the first's job.
+ */
+export async function createVerificationJob(
+  em: EntityManager,
+  organizationId: string,
+  listId: string,
+  method: VerificationMethod,
+): Promise<IVerificationJob> {
+  return em.transactional(async (tx) => {
+    const [list] = await tx.execute(`select id from lead_list where id = ? and organization_id = ? for update`, [listId, organizationId]);
+    if (!list) throw notFound('List');
+    const [active] = await tx.execute(
+      `select id, verification_stage from verification_job where list_id = ? and verification_stage in (?) limit 1`,
+      [listId, [...ACTIVE_STAGES]],
+    );
+    if (active) {
+      throw new ApiError('invalid_state', 'The list already has a verification job in progress', {
+        currentState: active.verification_stage,
+        jobId: active.id,
+      });
+    }
+    const rows = await tx.execute<Array<{ email: string }>>(
+      `select distinct lower(email) as email from lead where list_id = ? and email is not null and email <> '' order by 1`,
+      [listId],
+    );
+    if (rows.length === 0) throw new ApiError('unprocessable', 'The list has no lead with an email address', { reason: 'no_emails' });
+
+    const job = tx.create(VerificationJob, {
+      organization: organizationId,
+      list: listId,
+      verificationMethod: method,
+      verificationStage: 'smtp_verifying',
+      totalEmails: rows.length,
+      smtpCompletedAt: null,
+      userDecision: null,
+      decisionMadeAt: null,
+      completedAt: null,
+      failureReason: null,
+    });
+    await tx.flush();
+
+    const perDomain = new Map<string, number>();
+    const results = rows.map(({ email }) => {
+      const domain = domainOf(email);
+      perDomain.set(domain, (perDomain.get(domain) ?? 0) + 1);
+      return { id: newId(), job: job.id, email, domain, smtpResult: null, smtpCheckedAt: null, apiStatus: null, result: null, source: null, reason: null, mxHost: null, checkedAt: null };
+    });
+    for (let i = 0; i < results.length; i += INSERT_CHUNK) await tx.insertMany(VerificationResult, results.slice(i, i + INSERT_CHUNK));
+    // Largest domains first: they take longest, so they should start first.
+    const domains = [...perDomain].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    const domainRows = domains.map(([domain, emailCount], i) => ({
+      id: newId(),
+      job: job.id,
+      domain,
+      seq: i + 1,
+      emailCount,
+      isCatchAll: null,
+      mxHost: null,
+      smtpDoneAt: null,
+    }));
+    for (let i = 0; i < domainRows.length; i += INSERT_CHUNK) await tx.insertMany(VerificationDomain, domainRows.slice(i, i + INSERT_CHUNK));
+    return job;
+  });
+}
+
+/** Removes a job whose workflow could not be started, so the list is free again. */
+export async function deleteVerificationJob(em: EntityManager, jobId: string) {
+  await em.nativeDelete(VerificationJob, { id: jobId });
+}
+
+export async function getJob(em: EntityManager, organizationId: string, jobId: string): Promise<IVerificationJob> {
+  const job = await em.findOne(VerificationJob, { id: jobId, organization: organizationId }, { refresh: true });
+  if (!job) throw notFound('Verification job');
+  return job;
+}
+
+/** Aggregates of the given jobs, from their rows, in two grouped queries. */
+export async function jobCounts(em: EntityManager, jobs: IVerificationJob[]): Promise<Map<string, JobCounts>> {
+  const out = new Map(jobs.map((j) => [j.id, emptyCounts(j.totalEmails)]));
+  if (jobs.length === 0) return out;
+  const ids = jobs.map((j) => j.id);
+  const rows = await em.execute(
+    `select job_id,
+       count(*) filter (where smtp_checked_at is not null and api_status is distinct from 'pending')::int as processed,
+       count(*) filter (where smtp_result = 'Valid')::int as smtp_valid,
+       count(*) filter (where smtp_result = 'Invalid')::int as smtp_invalid,
+       count(*) filter (where smtp_result = 'Catch-All')::int as smtp_catch_all,
+       count(*) filter (where smtp_result = 'Unknown')::int as smtp_unknown,
+       count(*) filter (where result = 'Valid')::int as valid,
+       count(*) filter (where result = 'Invalid')::int as invalid,
+       count(*) filter (where result = 'Catch-All')::int as catch_all,
+       count(*) filter (where result = 'Unknown')::int as unknown,
+       count(*) filter (where source = 'api')::int as api_verified,
+       count(*) filter (where source = 'api' and result = 'Valid')::int as api_valid,
+       count(*) filter (where source = 'api' and result = 'Invalid')::int as api_invalid,
+       count(*) filter (where source = 'api' and result = 'Catch-All')::int as api_catch_all,
+       count(*) filter (where source = 'api' and result = 'Unknown')::int as api_unknown,
+       max(checked_at) as last_checked_at
+     from verification_result where job_id in (?) group by job_id`,
+    [ids],
+  );
+  const spend = await em.execute(
+    `select job_id, coalesce(sum(amount_micros), 0)::bigint as micros from verification_spend where job_id in (?) group by job_id`,
+    [ids],
+  );
+  const micros = new Map(spend.map((s) => [s.job_id as string, Number(s.micros)]));
+  for (const r of rows) {
+    const counts = out.get(r.job_id);
+    if (!counts) continue;
+    counts.processed = r.processed;
+    counts.smtp = { Valid: r.smtp_valid, Invalid: r.smtp_invalid, 'Catch-All': r.smtp_catch_all, Unknown: r.smtp_unknown };
+    counts.final = { total: counts.final.total, valid: r.valid, invalid: r.invalid, catchAll: r.catch_all, unknown: r.unknown };
+    counts.api = {
+      Valid: r.api_valid,
+      Invalid: r.api_invalid,
+      'Catch-All': r.api_catch_all,
+      Unknown: r.api_unknown,
+      verified: r.api_verified,
+      costMicros: micros.get(r.job_id) ?? 0,
+    };
+    counts.lastCheckedAt = r.last_checked_at ? new Date(r.last_checked_at) : null;
+  }
+  return out;
+}
+
+async function listNames(em: EntityManager, listIds: string[]): Promise<Map<string, string>> {
+  if (listIds.length === 0) return new Map();
+  const rows = await em.execute(`select id, name from lead_list where id in (?)`, [[...new Set(listIds)]]);
+  return new Map(rows.map((r) => [r.id as string, r.name as string]));
+}
+
+const listIdOf = (job: IVerificationJob) => (typeof job.list === 'string' ? job.list : job.list.id);
+
+export async function viewJobs(em: EntityManager, jobs: IVerificationJob[]): Promise<JobView[]> {
+  const [counts, names] = await Promise.all([jobCounts(em, jobs), listNames(em, jobs.map(listIdOf))]);
+  return jobs.map((job) => ({ job, listName: names.get(listIdOf(job)) ?? '', counts: counts.get(job.id) ?? emptyCounts(job.totalEmails) }));
+}
+
+export async function viewJob(em: EntityManager, organizationId: string, jobId: string): Promise<JobView> {
+  const [view] = await viewJobs(em, [await getJob(em, organizationId, jobId)]);
+  return view!;
+}
+
+export interface JobFilter {
+  listId?: string;
+  verificationStage?: VerificationStage;
+}
+
+export async function pageJobs(em: EntityManager, organizationId: string, filter: JobFilter, offset: number, limit: number) {
+  const where: FilterQuery<IVerificationJob> = { organization: organizationId };
+  if (filter.listId) where.list = filter.listId;
+  if (filter.verificationStage) where.verificationStage = filter.verificationStage;
+  const [rows, total] = await em.findAndCount(VerificationJob, where, { orderBy: { id: 'desc' }, offset, limit });
+  return { rows, total };
+}
+
+export interface DomainStat {
+  domain: string;
+  totalEmails: number;
+  validCount: number;
+  invalidCount: number;
+  catchAllCount: number;
+  unknownCount: number;
+  isCatchAll: boolean | null;
+}
+
+/** Per-domain counts of the final results, largest domains first. */
+export async function domainStats(em: EntityManager, jobId: string): Promise<DomainStat[]> {
+  const rows = await em.execute(
+    `select d.domain, d.email_count, d.is_catch_all,
+       coalesce(r.valid, 0)::int as valid, coalesce(r.invalid, 0)::int as invalid,
+       coalesce(r.catch_all, 0)::int as catch_all, coalesce(r.unknown, 0)::int as unknown
+     from verification_domain d
+     left join (
+       select domain,
+         count(*) filter (where result = 'Valid') as valid,
+         count(*) filter (where result = 'Invalid') as invalid,
+         count(*) filter (where result = 'Catch-All') as catch_all,
+         count(*) filter (where result = 'Unknown') as unknown
+       from verification_result where job_id = ? group by domain
+     ) r on r.domain = d.domain
+     where d.job_id = ? order by d.seq`,
+    [jobId, jobId],
+  );
+  return rows.map((r) => ({
+    domain: r.domain,
+    totalEmails: r.email_count,
+    validCount: r.valid,
+    invalidCount: r.invalid,
+    catchAllCount: r.catch_all,
+    unknownCount: r.unknown,
+    isCatchAll: r.is_catch_all,
+  }));
+}
+
+export interface ResultRow {
+  email: string;
+  result: EmailResult | null;
+  source: 'precheck' | 'smtp' | 'api' | null;
+  reason: string | null;
+  domain: string;
+  mxHost: string | null;
+  checkedAt: Date | null;
+}
+
+const toResultRow = (r: Record<string, unknown>): ResultRow => ({
+  email: r.email as string,
+  result: (r.result as EmailResult | null) ?? null,
+  source: (r.source as ResultRow['source']) ?? null,
+  reason: (r.reason as string | null) ?? null,
+  domain: r.domain as string,
+  mxHost: (r.mx_host as string | null) ?? null,
+  checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
+});
+
+/** A page of per-address results in address order, optionally only one result type. */
+export async function pageResults(em: EntityManager, jobId: string, result: EmailResult | undefined, offset: number, limit: number) {
+  const filter = result ? ` and result = ?` : '';
+  const params = result ? [jobId, result] : [jobId];
+  const [count] = await em.execute(`select count(*)::int as n from verification_result where job_id = ?${filter}`, params);
+  const rows = await em.execute(
+    `select email, result, source, reason, domain, mx_host, checked_at from verification_result
+     where job_id = ?${filter} order by email limit ? offset ?`,
+    [...params, limit, offset],
+  );
+  return { rows: rows.map(toResultRow), total: Number(count?.n ?? 0) };
+}
+
+/** Every result of a job in address order, read page by page (keyset) so a large job never sits in memory. */
+export async function* allResults(em: EntityManager, jobId: string, result: EmailResult | undefined, pageSize = 2000): AsyncGenerator<ResultRow[]> {
+  let after = '';
+  for (;;) {
+    const filter = result ? ` and result = ?` : '';
+    const rows = await em.execute(
+      `select email, result, source, reason, domain, mx_host, checked_at from verification_result
+       where job_id = ? and email > ?${filter} order by email limit ?`,
+      [jobId, after, ...(result ? [result] : []), pageSize],
+    );
+    if (rows.length === 0) return;
+    yield rows.map(toResultRow);
+    after = rows[rows.length - 1]!.email as string;
+    if (rows.length < pageSize) return;
+  }
+}

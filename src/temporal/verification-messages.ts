@@ -1,0 +1,45 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { Decision, VerificationMethod, VerificationStage } from '../domain/verification.ts';
+
+/** What the route starts a verification workflow with; `resume` is set only by continue-as-new. */
+export interface VerificationWorkflowInput {
+  jobId: string;
+  method: VerificationMethod;
+  /** VERIFICATION_DECISION_TIMEOUT in milliseconds: no decision by then means `accept_current`. */
+  decisionTimeoutMs: number;
+  resume?: { phase: 'smtp'; nextSeq: number } | { phase: 'api' };
+}
+
+export interface DecisionInput {
+  decision: Decision;
+}
+
+/** The decision route's answer: the stage the job moved to. */
+export interface DecisionResult {
+  id: string;
+  verificationStage: VerificationStage;
+  userDecision: Decision;
+  decisionMadeAt: string;
+}
+
+/**
+ * The user's decision on the gaps, as an Update: its validator rejects it (before anything is written
+ * to history) in any stage but `awaiting_decision` and once a decision exists, so of two concurrent
+ * decisions exactly one is accepted.
+ */
+export const decisionUpdate = defineUpdate<DecisionResult, [DecisionInput]>('decision');
+
+/** The stage as the workflow sees it. */
+export const stageQuery = defineQuery<VerificationStage>('stage');
+
+/** Failure type of a rejected decision; `details[0]` is the stage the workflow was in. */
+export const INVALID_STATE_FAILURE = 'InvalidState';
+
+export const invalidStateFailure = (stage: VerificationStage) =>
+  ApplicationFailure.create({
+    type: INVALID_STATE_FAILURE,
+    message: `A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`,
+    details: [stage],
+    nonRetryable: true,
+  });

@@ -1,0 +1,156 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { VerificationActivities } from '../activities/verification.ts';
+import { type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
+import {
+  type DecisionInput,
+  decisionUpdate,
+  invalidStateFailure,
+  stageQuery,
+  type VerificationWorkflowInput,
+} from '../src/temporal/verification-messages.ts';
+
+// Short database steps: retried until the database answers.
+const db = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+// SMTP slices may queue behind the worker's connection limit for long: liveness comes from heartbeats.
+const smtp = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '24h',
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 20 },
+});
+// Provider batches: backoff between attempts; a bad key is non-retryable and ends the job at once.
+const api = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 8 },
+});
+
+function failureReason(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One verification job (CONTRACT §3): the SMTP stage as concurrent slices of domains, then for
+ * smtp_api_fallback a wait for the user's decision (an Update; none within the timeout means
+ * accept_current), then the provider for the chosen gaps (or, for api_only, every pre-checked
+ * address). The workflow carries only the job id and cursors; the database holds the addresses.
+ */
+export async function verificationWorkflow(input: VerificationWorkflowInput): Promise<void> {
+  const { jobId } = input;
+  let stage: VerificationStage = input.resume?.phase === 'api' ? 'api_verifying' : 'smtp_verifying';
+  // True while the SMTP stage's end is being stored: a decision may already arrive (the database
+  // shows awaiting_decision a moment before this workflow learns it); it waits for the outcome.
+  let finishingSmtp = false;
+  let decision: Decision | null = null;
+  let decisionStored = false;
+  const current = () => stage;
+
+  setHandler(stageQuery, current);
+  setHandler(
+    decisionUpdate,
+    async ({ decision: chosen }) => {
+      decision = chosen; // claimed before the first await: a second decision's validator now refuses
+      if (current() !== 'awaiting_decision') {
+        await condition(() => !finishingSmtp);
+        if (current() !== 'awaiting_decision') {
+          decision = null;
+          throw invalidStateFailure(current());
+        }
+      }
+      stage = stageAfterDecision(chosen);
+      const stored = await db.recordVerificationDecision({ jobId, decision: chosen });
+      decisionStored = true;
+      return stored;
+    },
+    {
+      validator: (_input: DecisionInput) => {
+        if (decision !== null || !(current() === 'awaiting_decision' || finishingSmtp)) throw invalidStateFailure(current());
+      },
+    },
+  );
+
+  try {
+    if (input.resume?.phase !== 'api') {
+      const firstSeq = input.resume?.phase === 'smtp' ? input.resume.nextSeq : 1;
+      const nextSeq = await runSmtpStage(input, firstSeq);
+      if (nextSeq !== null) {
+        await condition(allHandlersFinished);
+        return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'smtp', nextSeq } });
+      }
+      finishingSmtp = true;
+      try {
+        stage = (await db.finishSmtpStage({ jobId })).stage;
+      } finally {
+        finishingSmtp = false;
+      }
+    }
+
+    if (current() === 'awaiting_decision') {
+      const decided = await condition(() => decision !== null, input.decisionTimeoutMs);
+      if (decided) {
+        await condition(() => decisionStored);
+      } else {
+        decision = 'accept_current';
+        stage = 'completed';
+        await db.recordVerificationDecision({ jobId, decision: 'accept_current' });
+      }
+    }
+
+    if (current() === 'api_verifying') {
+      for (;;) {
+        const { remaining } = await api.verifyByApi({ jobId });
+        if (remaining === 0) break;
+        if (workflowInfo().continueAsNewSuggested) {
+          await condition(allHandlersFinished);
+          return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'api' } });
+        }
+      }
+      await db.completeVerification({ jobId });
+      stage = 'completed';
+    }
+  } catch (error) {
+    const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
+    await CancellationScope.nonCancellable(() => db.failVerification({ jobId, reason }));
+    stage = 'failed';
+    await condition(allHandlersFinished);
+    if (isCancellation(error)) throw error;
+    throw ApplicationFailure.nonRetryable(reason, 'VerificationFailed');
+  }
+  await condition(allHandlersFinished);
+}
+
+/**
+ * Runs slices of `sliceSize` domains (by their seq numbers), `window` at a time, until every domain
+ * is done or Temporal suggests continuing as new. Returns the seq to resume from, or null when done.
+ */
+async function runSmtpStage(input: VerificationWorkflowInput, firstSeq: number): Promise<number | null> {
+  const { jobId, method } = input;
+  const plan = await db.planSmtpStage({ jobId });
+  const running = new Map<number, Promise<number>>();
+  let nextSeq = firstSeq;
+  while (nextSeq <= plan.domainCount || running.size > 0) {
+    while (nextSeq <= plan.domainCount && running.size < plan.window && !workflowInfo().continueAsNewSuggested) {
+      const fromSeq = nextSeq;
+      const toSeq = Math.min(plan.domainCount, fromSeq + plan.sliceSize - 1);
+      running.set(fromSeq, smtp.probeDomainSlice({ jobId, method, fromSeq, toSeq }).then(() => fromSeq));
+      nextSeq = toSeq + 1;
+    }
+    if (running.size === 0) break;
+    running.delete(await Promise.race(running.values()));
+  }
+  return nextSeq <= plan.domainCount ? nextSeq : null;
+}
