@@ -13,6 +13,7 @@ import { externalListRoutes } from './routes/external-lists.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes } from './routes/lists.ts';
+import { scrapeRoutes } from './routes/scrape.ts';
 
 const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/auth', authRoutes);
   app.route('/api/lists', listRoutes);
   app.route('/api/leads', leadRoutes);
+  app.route('/api/scrape/jobs', scrapeRoutes);
   app.route('/api/api-keys', apiKeyRoutes);
   app.route('/api/external/lists', externalListRoutes);
   app.route('/api/external/leads', externalLeadRoutes);

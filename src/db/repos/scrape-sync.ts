@@ -1,0 +1,67 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { companyDomainOf } from '../../domain/scrape.ts';
+import { notFound } from '../../http/errors.ts';
+import { LeadInputSchema } from '../../http/schemas/lead.ts';
+import { insertLeads } from './leads.ts';
+import { createList } from './lists.ts';
+import { clearItemsSynced, itemsAfter, markItemsSynced, type ScrapeItemRow } from './scrape-items.ts';
+
+const PAGE = 1000;
+
+export interface ScrapeSyncResult {
+  listId: string;
+  listName: string;
+  leadsCount: number;
+}
+
+const toLead = (item: ScrapeItemRow) =>
+  LeadInputSchema.parse({
+    firstName: item.firstName,
+    lastName: item.lastName,
+    title: item.role,
+    company: item.company,
+    companyDomain: companyDomainOf(item.domain),
+    networkUrl: item.networkUrl,
+  });
+
+/**
+ * Turns the job's found, not yet synced items into leads of the job's list, creating the list on the
+ * first sync. The job row stays locked (`FOR UPDATE`) for the whole transaction, so concurrent syncs
+ * of one job run one after the other: the second sees the first one's list and synced markers and
+ * never creates a second list or a duplicate lead.
+ */
+export async function syncScrapeJob(em: EntityManager, organizationId: string, jobId: string): Promise<ScrapeSyncResult> {
+  return em.transactional(async (tx) => {
+    const [job] = await tx.execute<Array<{ name: string; list_id: string | null }>>(
+      `select name, list_id from scrape_job where id = ? and organization_id = ? for update`,
+      [jobId, organizationId],
+    );
+    if (!job) throw notFound('Scrape job');
+
+    let listId = job.list_id;
+    let listName: string;
+    if (listId) {
+      const [list] = await tx.execute<Array<{ name: string }>>(`select name from lead_list where id = ?`, [listId]);
+      listName = list!.name;
+    } else {
+      // No list yet, or the user deleted it (and its leads with it): a new list gets every found item.
+      const list = await createList(tx, organizationId, { name: job.name });
+      listId = list.id;
+      listName = list.name;
+      await tx.execute(`update scrape_job set list_id = ?, updated_at = now() where id = ?`, [listId, jobId], 'run');
+      await clearItemsSynced(tx, jobId);
+    }
+
+    let leadsCount = 0;
+    let afterRow = 0;
+    for (;;) {
+      const items = await itemsAfter(tx, jobId, afterRow, PAGE, { foundOnly: true, unsyncedOnly: true });
+      if (items.length === 0) break;
+      await insertLeads(tx, organizationId, listId, items.map(toLead), 'scrape');
+      await markItemsSynced(tx, items.map((item) => item.id));
+      leadsCount += items.length;
+      afterRow = items.at(-1)!.rowNumber;
+    }
+    return { listId, listName, leadsCount };
+  });
+}

@@ -1,0 +1,99 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- job bodies are asserted field by field */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createSearchProvider } from '../../src/providers/search/index.ts';
+import type { ActivityDeps } from '../../activities/deps.ts';
+import type { Agent } from './agent.ts';
+import { type Harness, startHarness } from './harness.ts';
+import type { ProviderServers } from './providers/index.ts';
+import { FAST_TUNING } from './providers/tuning.ts';
+
+/** A multipart body; `fields` go after the file unless `fieldsFirst`. */
+export function scrapeForm(
+  csv: string | Uint8Array,
+  options: { fileName?: string; fields?: Record<string, string>; fieldsFirst?: boolean } = {},
+) {
+  const form = new FormData();
+  const fields = Object.entries(options.fields ?? {});
+  if (options.fieldsFirst) for (const [k, v] of fields) form.append(k, v);
+  form.append('file', new Blob([csv], { type: 'text/csv' }), options.fileName ?? 'companies.csv');
+  if (!options.fieldsFirst) for (const [k, v] of fields) form.append(k, v);
+  return form;
+}
+
+/** The app and a real worker whose search adapter talks to the stand-ins without rate-limit waits. */
+export function startScrapeHarness(servers: ProviderServers, env: Record<string, string> = {}, fast = true): Promise<Harness> {
+  return startHarness({
+    worker: true,
+    env: {
+      ...servers.urls,
+      ...servers.keys,
+      // Tests poll job progress; the per-session API rate limit is not what they exercise.
+      RATE_LIMIT_PER_MINUTE: '100000',
+      RATE_LIMIT_BURST: '100000',
+      ...env,
+    },
+    deps: fast ? (base: ActivityDeps) => ({ ...base, search: createSearchProvider(base.config, FAST_TUNING) }) : undefined,
+  });
+}
+
+/** Polls `read` until `done` holds; fails with the last value after `timeoutMs`. */
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
+    await sleep(everyMs);
+  }
+}
+
+export async function jobOf(agent: Agent, jobId: string): Promise<any> {
+  const res = await agent.get(`/api/scrape/jobs/${jobId}`);
+  if (res.status !== 200) throw new Error(`job read failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export const waitForStatus = (agent: Agent, jobId: string, statuses: string[], timeoutMs = 120_000) =>
+  waitFor(
+    async () => (await agent.get(`/api/scrape/jobs/${jobId}?itemsLimit=1`)).body,
+    (job: any) => statuses.includes(job.status),
+    timeoutMs,
+  );
+
+/** Upload that must succeed; returns the created job. */
+export async function upload(agent: Agent, form: FormData): Promise<any> {
+  const res = await agent.post('/api/scrape/jobs', form);
+  if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.text}`);
+  return res.body.job;
+}
+
+/** `n` company rows; every `foundEvery`-th one has a profile on the Serper stand-in. */
+export function companyRows(n: number, foundEvery: number, serper: ProviderServers['serper'], tag: string) {
+  const lines = ['company,title'];
+  const queries: string[] = [];
+  const found = new Set<number>();
+  for (let i = 1; i <= n; i++) {
+    const company = `${tag} Co ${i}`;
+    lines.push(`${company},VP Sales`);
+    const q = `site:linkedin.com/in "${company}" "VP Sales"`;
+    queries.push(q);
+    if (i % foundEvery === 0) {
+      found.add(i);
+      serper.fixtures.results.set(q, [
+        { title: `${tag} Blog ${i}`, link: `https://blog.example.test/${i}` },
+        { title: `First${i} Last${i} - VP Sales - ${company} | LinkedIn`, link: `https://de.linkedin.com/in/${tag}-person-${i}/?trk=x` },
+      ]);
+    }
+  }
+  return { csv: lines.join('\n') + '\n', queries, found };
+}
+
+/** How many times each query reached the stand-in. */
+export function queryCounts(requests: ReadonlyArray<{ body: unknown; query: Record<string, string> }>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of requests) {
+    const q = (request.body as { q?: string } | undefined)?.q ?? request.query.q;
+    if (q) counts.set(q, (counts.get(q) ?? 0) + 1);
+  }
+  return counts;
+}
