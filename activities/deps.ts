@@ -1,5 +1,6 @@
 import type { Config } from '../src/config.ts';
 import type { Orm } from '../src/db/orm.ts';
+import { createEnrichmentProviders, type EnrichmentProvider, type EnrichmentProviderName } from '../src/providers/enrichment/index.ts';
 import { createSearchProvider, type ProfileSearchProvider } from '../src/providers/search/index.ts';
 import { createVerificationProvider, type EmailVerificationProvider } from '../src/providers/verification/index.ts';
 import { SmtpProber } from '../src/smtp/prober.ts';
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   prober: SmtpProber;
   /** API fallback and api_only verification (VERIFICATION_PROVIDER). */
   verificationProvider: EmailVerificationProvider;
+  /** Enrichment adapters (PDL, Hunter, Lusha), each with its rate limiter; keys are passed per call. */
+  enrichmentProviders: Record<EnrichmentProviderName, EnrichmentProvider>;
 }
 
 /** The one place a worker's dependencies are wired from configuration (production and tests alike). */
@@ -28,6 +31,7 @@ export function createActivityDeps(config: Config, orm: Orm): ActivityDeps {
     search: createSearchProvider(config),
     prober: createSmtpProber(config),
     verificationProvider: createVerificationProvider(config),
+    enrichmentProviders: createEnrichmentProviders(config),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps.ts';
+import { enrichmentActivities } from './enrichment.ts';
 import { scrapeActivities } from './scrape.ts';
 import { verificationActivities } from './verification.ts';
 
@@ -6,7 +7,7 @@ export type { ActivityDeps } from './deps.ts';
 
 /** One factory per job kind is spread in here; workflows see only the type. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...scrapeActivities(deps), ...verificationActivities(deps) };
+  return { ...scrapeActivities(deps), ...verificationActivities(deps), ...enrichmentActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -79,6 +79,8 @@ const schema = z
     LUSHA_API_KEY: optionalString,
     LUSHA_BASE_URL: url('https://api.lusha.com'),
     ENRICHMENT_CACHE_DAYS: int(30),
+    /** Leads per bulk enrichment batch: one activity call and one commit each. */
+    ENRICHMENT_BATCH_SIZE: int(50, 1).pipe(z.number().max(1000)),
     SCRAPE_MAX_FILE_BYTES: int(10_485_760, 1),
     SCRAPE_MAX_ROWS: int(50_000, 1),
   })

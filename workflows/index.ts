@@ -1,3 +1,4 @@
 // Every workflow the worker registers is exported from here.
+export * from './enrichment.ts';
 export * from './scrape.ts';
 export * from './verification.ts';

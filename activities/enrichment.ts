@@ -1,0 +1,83 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { SecretDecryptionError, secretBoxFromConfig } from '../src/crypto/secret-box.ts';
+import { beginBulkJob, enrichBulkBatch, failBulkJob, type BatchInput, type BatchStep } from '../src/enrichment/bulk.ts';
+import type { EnrichmentServices } from '../src/enrichment/services.ts';
+import {
+  lookupProfile,
+  settleProfile,
+  type ProfileLookup,
+  type SingleEnrichmentInput,
+  type SingleEnrichmentResult,
+} from '../src/enrichment/single.ts';
+import type { ActivityDeps } from './deps.ts';
+import { toActivityFailure } from './provider-failure.ts';
+
+const HEARTBEAT_EVERY_MS = 2_000;
+
+export type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult };
+
+/** Provider failures as Temporal failures; an organization key that no longer decrypts cannot be retried either. */
+function asFailure(error: unknown): unknown {
+  if (error instanceof SecretDecryptionError) {
+    return ApplicationFailure.create({ message: error.message, type: error.name, nonRetryable: true });
+  }
+  return toActivityFailure(error);
+}
+
+/** Heartbeats on a timer while `work` runs, so a killed worker's batch is handed to another within the heartbeat timeout. */
+async function withHeartbeat<T>(work: (beat: () => void) => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const beat = () => context.heartbeat();
+  const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
+  try {
+    return await work(beat);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function enrichmentActivities(deps: ActivityDeps) {
+  const services: EnrichmentServices = {
+    config: deps.config,
+    providers: deps.enrichmentProviders,
+    prober: deps.prober,
+    secrets: secretBoxFromConfig(deps.config),
+  };
+  const em = () => deps.orm.em.fork();
+
+  return {
+    /** Single enrichment, step 1: cache, then the waterfall for what the cache does not settle. Charges nothing. */
+    async lookupEnrichmentProfile(input: SingleEnrichmentInput): Promise<ProfileLookup> {
+      try {
+        return await lookupProfile(em(), services, input);
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+
+    /** Single enrichment, step 2: charge, cache and record the answer in one transaction (idempotent). */
+    settleEnrichmentProfile(input: SingleEnrichmentInput & { lookup: ProfileLookup }): Promise<SingleEnrichmentResult> {
+      return settleProfile(em(), services, input, input.lookup);
+    },
+
+    async beginBulkEnrichment(input: { jobId: string }): Promise<void> {
+      await beginBulkJob(em(), input.jobId);
+    },
+
+    /** One batch of a bulk job; commits exactly once per cursor position. */
+    async enrichBulkBatch(input: BatchInput): Promise<BatchStep> {
+      try {
+        return await withHeartbeat((beat) => enrichBulkBatch(em(), services, input, deps.config.ENRICHMENT_BATCH_SIZE, beat));
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+
+    async failBulkEnrichment(input: { jobId: string; reason: string }): Promise<void> {
+      await failBulkJob(em(), input.jobId, input.reason);
+    },
+  };
+}
+
+export type EnrichmentActivities = ReturnType<typeof enrichmentActivities>;

@@ -1,0 +1,131 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ENRICHMENT_FIELDS, type EnrichmentField } from '../../domain/enrichment.ts';
+import { newId } from '../entities/common.ts';
+
+/** The enrichment cache entry of one profile (see the EnrichedProfile entity). */
+export interface CachedProfile {
+  networkUrl: string;
+  firstName: string | null;
+  lastName: string | null;
+  title: string | null;
+  company: string | null;
+  values: Partial<Record<EnrichmentField, string>>;
+  /** Fields settled for the cache window: a value was paid for, or the waterfall found nothing. */
+  searched: EnrichmentField[];
+  paidAt: Date;
+}
+
+interface ProfileRow {
+  network_url: string;
+  first_name: string | null;
+  last_name: string | null;
+  title: string | null;
+  company: string | null;
+  work_email: string | null;
+  personal_email: string | null;
+  phone: string | null;
+  searched_fields: string[] | string;
+  paid_at: Date | string;
+}
+
+/** PostgreSQL text[] as the driver may hand it back: already parsed, or as its `{a,b}` literal. */
+function parseTextArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',');
+}
+
+function fromRow(row: ProfileRow): CachedProfile {
+  const values: Partial<Record<EnrichmentField, string>> = {};
+  if (row.work_email) values.workEmail = row.work_email;
+  if (row.personal_email) values.personalEmail = row.personal_email;
+  if (row.phone) values.phone = row.phone;
+  return {
+    networkUrl: row.network_url,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    title: row.title,
+    company: row.company,
+    values,
+    searched: ENRICHMENT_FIELDS.filter((f) => parseTextArray(row.searched_fields).includes(f)),
+    paidAt: new Date(row.paid_at),
+  };
+}
+
+/** Cache entries paid for within the last `cacheDays` days, by profile URL. */
+export async function findFreshProfiles(
+  em: EntityManager,
+  organizationId: string,
+  networkUrls: readonly string[],
+  cacheDays: number,
+): Promise<Map<string, CachedProfile>> {
+  const urls = [...new Set(networkUrls)];
+  if (urls.length === 0 || cacheDays <= 0) return new Map();
+  const rows = await em.execute<ProfileRow[]>(
+    `select network_url, first_name, last_name, title, company, work_email, personal_email, phone, searched_fields, paid_at
+     from enriched_profile
+     where organization_id = ? and network_url in (?) and paid_at > now() - make_interval(days => ?)`,
+    [organizationId, urls, cacheDays],
+  );
+  return new Map(rows.map((row) => [row.network_url, fromRow(row)]));
+}
+
+export interface CacheUpdate {
+  networkUrl: string;
+  person: { firstName?: string | null; lastName?: string | null; title?: string | null; company?: string | null };
+  /** Values delivered by this enrichment (paid for now, or taken from the cache). */
+  values: Partial<Record<EnrichmentField, string>>;
+  /** Fields this enrichment settled: searched by the waterfall and not withheld. */
+  searched: readonly EnrichmentField[];
+  /** Whether this enrichment charged anything: only a payment starts (or restarts) the cache window. */
+  paid: boolean;
+}
+
+/**
+ * The entry after an enrichment: a fresh entry gains the new values and settled fields (its window
+ * restarts when something was paid); without a fresh entry one is started only by a payment.
+ * Null when nothing is to be stored.
+ */
+export function mergeCacheEntry(fresh: CachedProfile | undefined, update: CacheUpdate, now: Date): CachedProfile | null {
+  if (!fresh && !update.paid) return null;
+  const keep = (field: 'firstName' | 'lastName' | 'title' | 'company') => fresh?.[field] ?? update.person[field] ?? null;
+  return {
+    networkUrl: update.networkUrl,
+    firstName: keep('firstName'),
+    lastName: keep('lastName'),
+    title: keep('title'),
+    company: keep('company'),
+    values: { ...fresh?.values, ...update.values },
+    searched: ENRICHMENT_FIELDS.filter((f) => fresh?.searched.includes(f) || update.searched.includes(f)),
+    paidAt: update.paid || !fresh ? now : fresh.paidAt,
+  };
+}
+
+/** Writes entries in one statement (a stale entry of the same profile is replaced). */
+export async function saveCacheEntries(em: EntityManager, organizationId: string, entries: readonly CachedProfile[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, now())').join(', ');
+  const params = entries.flatMap((e) => [
+    newId(),
+    organizationId,
+    e.networkUrl,
+    e.firstName,
+    e.lastName,
+    e.title,
+    e.company,
+    e.values.workEmail ?? null,
+    e.values.personalEmail ?? null,
+    e.values.phone ?? null,
+    `{${e.searched.join(',')}}`,
+    e.paidAt,
+  ]);
+  await em.execute(
+    `insert into enriched_profile (id, organization_id, network_url, first_name, last_name, title, company, work_email, personal_email, phone, searched_fields, paid_at, updated_at)
+     values ${rows}
+     on conflict (organization_id, network_url) do update set
+       first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title, company = excluded.company,
+       work_email = excluded.work_email, personal_email = excluded.personal_email, phone = excluded.phone,
+       searched_fields = excluded.searched_fields, paid_at = excluded.paid_at, updated_at = now()`,
+    params,
+  );
+}

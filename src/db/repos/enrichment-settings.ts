@@ -1,0 +1,77 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SecretBox } from '../../crypto/secret-box.ts';
+import { ENRICHMENT_PROVIDERS, type EnrichmentProviderId } from '../../domain/enrichment.ts';
+import { newId } from '../entities/common.ts';
+import { EnrichmentProviderSetting } from '../entities/index.ts';
+
+/** One provider as an organization has set it up (defaults filled in), key still sealed. */
+export interface StoredProviderSetting {
+  provider: EnrichmentProviderId;
+  enabled: boolean;
+  priority: number;
+  apiKeyCiphertext: string | null;
+}
+
+export interface ProviderSettingUpdate {
+  provider: EnrichmentProviderId;
+  enabled?: boolean;
+  priority?: number;
+  /** A new key; null removes the organization's own key (the platform key applies again). */
+  apiKey?: string | null;
+}
+
+/** Binds a sealed key to its organization and provider: a ciphertext copied elsewhere does not open. */
+export const apiKeyContext = (organizationId: string, provider: EnrichmentProviderId) =>
+  `enrichment-provider-key:${organizationId}:${provider}`;
+
+const defaultPriority = (provider: EnrichmentProviderId) => ENRICHMENT_PROVIDERS.indexOf(provider) + 1;
+
+/** Waterfall order: priority, then the default order for ties. */
+function byOrder(a: StoredProviderSetting, b: StoredProviderSetting) {
+  return a.priority - b.priority || defaultPriority(a.provider) - defaultPriority(b.provider);
+}
+
+/** Every provider, in the organization's waterfall order; providers never configured are enabled with their default priority. */
+export async function loadProviderSettings(em: EntityManager, organizationId: string): Promise<StoredProviderSetting[]> {
+  const rows = await em.find(EnrichmentProviderSetting, { organization: organizationId });
+  return ENRICHMENT_PROVIDERS.map((provider) => {
+    const row = rows.find((r) => r.provider === provider);
+    return row
+      ? { provider, enabled: row.enabled, priority: row.priority, apiKeyCiphertext: row.apiKeyCiphertext ?? null }
+      : { provider, enabled: true, priority: defaultPriority(provider), apiKeyCiphertext: null };
+  }).sort(byOrder);
+}
+
+/** Applies the updates (unlisted providers and omitted properties keep their values) and returns the new settings. */
+export async function saveProviderSettings(
+  em: EntityManager,
+  organizationId: string,
+  updates: readonly ProviderSettingUpdate[],
+  box: SecretBox,
+): Promise<StoredProviderSetting[]> {
+  const current = await loadProviderSettings(em, organizationId);
+  const next = current.map((setting) => {
+    const update = updates.find((u) => u.provider === setting.provider);
+    if (!update) return setting;
+    let apiKeyCiphertext = setting.apiKeyCiphertext;
+    if (update.apiKey === null) apiKeyCiphertext = null;
+    else if (update.apiKey !== undefined) apiKeyCiphertext = box.encrypt(update.apiKey, apiKeyContext(organizationId, setting.provider));
+    return {
+      provider: setting.provider,
+      enabled: update.enabled ?? setting.enabled,
+      priority: update.priority ?? setting.priority,
+      apiKeyCiphertext,
+    };
+  });
+  const changed = next.filter((setting) => updates.some((u) => u.provider === setting.provider));
+  for (const s of changed) {
+    await em.execute(
+      `insert into enrichment_provider_setting (id, organization_id, provider, enabled, priority, api_key_ciphertext, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, now(), now())
+       on conflict (organization_id, provider) do update
+       set enabled = excluded.enabled, priority = excluded.priority, api_key_ciphertext = excluded.api_key_ciphertext, updated_at = now()`,
+      [newId(), organizationId, s.provider, s.enabled, s.priority, s.apiKeyCiphertext],
+    );
+  }
+  return next.sort(byOrder);
+}

@@ -1,0 +1,135 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from '../db/repos/enriched-profiles.ts';
+import { ENRICHMENT_FIELDS, type EnrichmentField } from '../domain/enrichment.ts';
+import { deliverFinds, lockOrganization } from './settle.ts';
+import { prepareWaterfall, type EnrichmentServices } from './services.ts';
+import { runWaterfall, type PersonFacts } from './waterfall.ts';
+
+export interface SingleEnrichmentInput {
+  /** Also the id of the request's workflow and the stem of its idempotency keys. */
+  requestId: string;
+  organizationId: string;
+  /** Normalized profile URL. */
+  networkUrl: string;
+}
+
+/** What the providers gave (verified data only); recorded in the workflow history between lookup and settle. */
+export interface ProfileLookup {
+  found: boolean;
+  person: PersonFacts;
+  values: Partial<Record<EnrichmentField, string>>;
+  /** Fields the waterfall ran for (those the cache did not settle). */
+  searched: EnrichmentField[];
+}
+
+export interface EnrichedProfileDto {
+  networkUrl: string;
+  firstName: string | null;
+  lastName: string | null;
+  title: string | null;
+  company: string | null;
+  workEmail: string | null;
+  personalEmail: string | null;
+  phone: string | null;
+}
+
+export interface SingleEnrichmentResult {
+  success: boolean;
+  /** The whole profile when found; only `networkUrl` when not. */
+  profile: EnrichedProfileDto | { networkUrl: string };
+  creditsUsed: number;
+  withheld: EnrichmentField[];
+}
+
+/**
+ * Reads the cache and runs the waterfall for the fields it does not settle. Calls no provider when a
+ * fresh cache entry settles every field. Charges nothing: that is `settleProfile`'s job.
+ */
+export async function lookupProfile(em: EntityManager, services: EnrichmentServices, input: SingleEnrichmentInput): Promise<ProfileLookup> {
+  const cached = (await findFreshProfiles(em, input.organizationId, [input.networkUrl], services.config.ENRICHMENT_CACHE_DAYS)).get(input.networkUrl);
+  const searched = ENRICHMENT_FIELDS.filter((field) => !cached?.searched.includes(field));
+  const person: PersonFacts = {
+    firstName: cached?.firstName ?? undefined,
+    lastName: cached?.lastName ?? undefined,
+    title: cached?.title ?? undefined,
+    company: cached?.company ?? undefined,
+  };
+  if (searched.length === 0) return { found: true, person, values: {}, searched };
+  const { chain, checker } = await prepareWaterfall(em, services, input.organizationId);
+  const result = await runWaterfall({ networkUrl: input.networkUrl, person, fields: searched }, chain, checker);
+  return { found: result.found || cached !== undefined, person: result.person, values: result.values, searched };
+}
+
+/**
+ * Charges the verified finds and stores them in the cache, in one transaction under the organization's
+ * lock, and records the answer. Run again (an activity retry), it returns the recorded answer.
+ */
+export async function settleProfile(
+  em: EntityManager,
+  services: EnrichmentServices,
+  input: SingleEnrichmentInput,
+  lookup: ProfileLookup,
+): Promise<SingleEnrichmentResult> {
+  return em.transactional(async (tx) => {
+    await lockOrganization(tx, input.organizationId);
+    const [recorded] = await tx.execute<Array<{ result: SingleEnrichmentResult }>>(`select result from enrichment_request where id = ?`, [
+      input.requestId,
+    ]);
+    if (recorded) return recorded.result;
+
+    const cached = (await findFreshProfiles(tx, input.organizationId, [input.networkUrl], services.config.ENRICHMENT_CACHE_DAYS)).get(
+      input.networkUrl,
+    );
+    const delivery = await deliverFinds(
+      tx,
+      {
+        organizationId: input.organizationId,
+        keyPrefix: `enrich:${input.requestId}`,
+        reason: 'Enrichment',
+        refType: 'enrichment_request',
+        refId: input.requestId,
+      },
+      ENRICHMENT_FIELDS,
+      lookup.values,
+      cached,
+      { stopWhenShort: false },
+    );
+    const entry = mergeCacheEntry(
+      cached,
+      {
+        networkUrl: input.networkUrl,
+        person: lookup.person,
+        values: delivery.values,
+        searched: lookup.searched.filter((field) => !delivery.withheld.includes(field)),
+        paid: delivery.charged.length > 0,
+      },
+      new Date(),
+    );
+    if (entry) await saveCacheEntries(tx, input.organizationId, [entry]);
+
+    const found = lookup.found || cached !== undefined;
+    const person = entry ?? { firstName: lookup.person.firstName, lastName: lookup.person.lastName, title: lookup.person.title, company: lookup.person.company };
+    const result: SingleEnrichmentResult = {
+      success: found,
+      profile: found
+        ? {
+            networkUrl: input.networkUrl,
+            firstName: person.firstName ?? null,
+            lastName: person.lastName ?? null,
+            title: person.title ?? null,
+            company: person.company ?? null,
+            workEmail: delivery.values.workEmail ?? null,
+            personalEmail: delivery.values.personalEmail ?? null,
+            phone: delivery.values.phone ?? null,
+          }
+        : { networkUrl: input.networkUrl },
+      creditsUsed: delivery.credits,
+      withheld: delivery.withheld,
+    };
+    await tx.execute(
+      `insert into enrichment_request (id, organization_id, network_url, credits_used, result, created_at) values (?, ?, ?, ?, ?::jsonb, now())`,
+      [input.requestId, input.organizationId, input.networkUrl, delivery.credits, JSON.stringify(result)],
+    );
+    return result;
+  });
+}

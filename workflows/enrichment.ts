@@ -1,0 +1,82 @@
+import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { RetryPolicy } from '@temporalio/common';
+import type { EnrichmentActivities, SingleEnrichmentInput, SingleEnrichmentResult } from '../activities/enrichment.ts';
+
+export interface BulkEnrichmentInput {
+  jobId: string;
+  /** Carried across continue-as-new: the job's committed cursor. */
+  cursor?: string | null;
+}
+
+/** A run hands over to a fresh one well before Temporal would suggest it: histories stay small. */
+const HISTORY_EVENTS_PER_RUN = 2_000;
+
+const PROVIDER_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes: ['ProviderAuthError', 'SecretDecryptionError'],
+} satisfies RetryPolicy;
+
+const { enrichBulkBatch } = proxyActivities<EnrichmentActivities>({
+  startToCloseTimeout: '15 minutes',
+  // The batch heartbeats every 2 s: a killed worker's batch moves to another worker within seconds.
+  heartbeatTimeout: '10 seconds',
+  // About ten minutes of failing providers before the job is given up as failed.
+  retry: { ...PROVIDER_RETRY, maximumAttempts: 14 },
+});
+
+// A person waits for the answer: a few quick attempts, then the request fails.
+const { lookupEnrichmentProfile } = proxyActivities<EnrichmentActivities>({
+  startToCloseTimeout: '45 seconds',
+  retry: { ...PROVIDER_RETRY, maximumInterval: '5 seconds', maximumAttempts: 3 },
+});
+
+// Bookkeeping in our own database: retried until it works (settling is idempotent).
+const { settleEnrichmentProfile, beginBulkEnrichment, failBulkEnrichment } = proxyActivities<EnrichmentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+/** Single enrichment: look up (cache, waterfall), then charge and record; the API answers with the result. */
+export async function singleEnrichmentWorkflow(input: SingleEnrichmentInput): Promise<SingleEnrichmentResult> {
+  const lookup = await lookupEnrichmentProfile(input);
+  return settleEnrichmentProfile({ ...input, lookup });
+}
+
+/**
+ * Bulk enrichment over a list, batch by batch from the job's cursor until the activity reports the job
+ * done (all leads, or credits ran out). A failure that retries cannot fix fails the job with its reason.
+ */
+export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promise<void> {
+  const { jobId } = input;
+  let cursor = input.cursor ?? null;
+  try {
+    if (input.cursor === undefined) await beginBulkEnrichment({ jobId });
+    for (;;) {
+      const step = await enrichBulkBatch({ jobId, after: cursor });
+      if (step.done) return;
+      cursor = step.cursor;
+      const info = workflowInfo();
+      if (info.continueAsNewSuggested || info.historyLength >= HISTORY_EVENTS_PER_RUN) {
+        return await continueAsNew<typeof bulkEnrichmentWorkflow>({ jobId, cursor });
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const reason = failureReason(error);
+    await failBulkEnrichment({ jobId, reason });
+    throw ApplicationFailure.create({ message: reason, type: 'EnrichmentJobFailed', nonRetryable: true, cause: error });
+  }
+}
+
+function failureReason(error: ActivityFailure): string {
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure && cause.type === 'ProviderAuthError') {
+    return `An enrichment provider rejected the credentials: ${cause.message}`;
+  }
+  if (cause instanceof ApplicationFailure && cause.type === 'SecretDecryptionError') {
+    return `A stored provider key could not be decrypted: set it again in the enrichment provider settings`;
+  }
+  return `Enrichment providers kept failing: ${cause?.message ?? error.message}`;
+}
