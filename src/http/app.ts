@@ -8,12 +8,15 @@ import { handleError } from './error-handler.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
+import { creditRoutes } from './routes/credits.ts';
+import { enrichmentRoutes } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
 import { externalListRoutes } from './routes/external-lists.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes } from './routes/lists.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
+import { settingsRoutes } from './routes/settings.ts';
 
 const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
@@ -47,6 +50,9 @@ export function createApp(deps: AppDeps) {
   app.route('/api/lists', listRoutes);
   app.route('/api/leads', leadRoutes);
   app.route('/api/scrape/jobs', scrapeRoutes);
+  app.route('/api/enrichment', enrichmentRoutes);
+  app.route('/api/credits', creditRoutes);
+  app.route('/api/settings', settingsRoutes);
   app.route('/api/api-keys', apiKeyRoutes);
   app.route('/api/external/lists', externalListRoutes);
   app.route('/api/external/leads', externalLeadRoutes);

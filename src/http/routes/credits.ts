@@ -1,0 +1,36 @@
+import type { z } from '@hono/zod-openapi';
+import { getBalance, pageLedger } from '../../db/repos/credit-ledger.ts';
+import { organizationId } from '../middleware/session.ts';
+import { createRouter, sessionRoute } from '../router.ts';
+import { offsetOf, pageOf, PageQuerySchema, paginated } from '../schemas/common.ts';
+import { BalanceSchema, LedgerEntrySchema, toLedgerEntryDto } from '../schemas/credits.ts';
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+export const creditRoutes = createRouter()
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/',
+      tags: ['credits'],
+      summary: 'The organization’s credit balance',
+      responses: { 200: { description: 'The balance', ...json(BalanceSchema) } },
+    }),
+    async (c) => c.json({ balance: await getBalance(c.var.em, organizationId(c)) }, 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/ledger',
+      tags: ['credits'],
+      summary: 'Credit grants and charges, newest first; they sum to the balance',
+      request: { query: PageQuerySchema },
+      responses: { 200: { description: 'A page of ledger entries', ...json(pageOf(LedgerEntrySchema)) } },
+      errors: ['validation_error'],
+    }),
+    async (c) => {
+      const page = c.req.valid('query');
+      const { rows, total } = await pageLedger(c.var.em, organizationId(c), offsetOf(page), page.limit);
+      return c.json(paginated(rows.map(toLedgerEntryDto), total, page), 200);
+    },
+  );

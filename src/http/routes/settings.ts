@@ -1,0 +1,38 @@
+import type { z } from '@hono/zod-openapi';
+import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
+import { loadProviderSettings, saveProviderSettings } from '../../db/repos/enrichment-settings.ts';
+import { organizationId } from '../middleware/session.ts';
+import { createRouter, sessionRoute } from '../router.ts';
+import { ProviderSettingsSchema, ProviderSettingsUpdateSchema, toProviderSettingsDto } from '../schemas/settings.ts';
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+export const settingsRoutes = createRouter()
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/enrichment-providers',
+      tags: ['settings'],
+      summary: 'Enrichment providers in waterfall order (keys are never returned)',
+      responses: { 200: { description: 'The providers', ...json(ProviderSettingsSchema) } },
+    }),
+    async (c) => c.json(toProviderSettingsDto(await loadProviderSettings(c.var.em, organizationId(c)), c.var.deps.config), 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'put',
+      path: '/enrichment-providers',
+      tags: ['settings'],
+      summary: 'Set the waterfall order, enabled flags and the organization’s own provider keys',
+      description: 'Providers not listed, and properties left out, keep their values. Keys are stored encrypted (AES-256-GCM).',
+      request: { body: { required: true, ...json(ProviderSettingsUpdateSchema) } },
+      responses: { 200: { description: 'The providers after the change', ...json(ProviderSettingsSchema) } },
+      errors: ['validation_error'],
+    }),
+    async (c) => {
+      const { em, deps } = c.var;
+      const box = secretBoxFromConfig(deps.config);
+      const settings = await em.transactional((tx) => saveProviderSettings(tx, organizationId(c), c.req.valid('json').providers, box));
+      return c.json(toProviderSettingsDto(settings, deps.config), 200);
+    },
+  );

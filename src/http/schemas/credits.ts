@@ -1,0 +1,25 @@
+import { z } from '@hono/zod-openapi';
+import type { ICreditLedgerEntry } from '../../db/entities/credit-ledger.ts';
+import { Timestamp } from './common.ts';
+
+export const BalanceSchema = z.object({ balance: z.number().int() }).openapi('CreditBalance');
+
+export const LedgerEntrySchema = z
+  .object({
+    id: z.uuid(),
+    delta: z.number().int().openapi({ description: 'Negative for charges, positive for grants' }),
+    reason: z.string(),
+    refType: z.string().nullable(),
+    refId: z.string().nullable(),
+    createdAt: Timestamp,
+  })
+  .openapi('CreditLedgerEntry');
+
+export const toLedgerEntryDto = (e: ICreditLedgerEntry): z.infer<typeof LedgerEntrySchema> => ({
+  id: e.id,
+  delta: e.delta,
+  reason: e.reason,
+  refType: e.refType ?? null,
+  refId: e.refId ?? null,
+  createdAt: e.createdAt.toISOString(),
+});

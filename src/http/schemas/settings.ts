@@ -1,0 +1,56 @@
+import { z } from '@hono/zod-openapi';
+import type { Config } from '../../config.ts';
+import type { StoredProviderSetting } from '../../db/repos/enrichment-settings.ts';
+import { ENRICHMENT_PROVIDERS, PROVIDER_KINDS } from '../../domain/enrichment.ts';
+import { platformKey } from '../../enrichment/provider-chain.ts';
+
+export const ProviderSettingSchema = z
+  .object({
+    provider: z.enum(ENRICHMENT_PROVIDERS),
+    kind: z.enum(Object.values(PROVIDER_KINDS) as [string, ...string[]]),
+    enabled: z.boolean(),
+    priority: z.number().int().openapi({ description: 'Waterfall position: lower goes first' }),
+    hasApiKey: z.boolean().openapi({ description: 'The organization stored its own key (never returned)' }),
+    hasPlatformKey: z.boolean().openapi({ description: 'A platform key is configured and used when the organization has none' }),
+  })
+  .openapi('EnrichmentProviderSetting');
+
+export const ProviderSettingsSchema = z.object({ providers: z.array(ProviderSettingSchema) }).openapi('EnrichmentProviderSettings');
+
+export const ProviderSettingsUpdateSchema = z
+  .object({
+    providers: z
+      .array(
+        z
+          .object({
+            provider: z.enum(ENRICHMENT_PROVIDERS),
+            enabled: z.boolean().optional(),
+            priority: z.number().int().min(1).max(100).optional(),
+            apiKey: z
+              .string()
+              .trim()
+              .min(1)
+              .max(500)
+              .nullable()
+              .optional()
+              .openapi({ description: 'The organization’s own key, stored encrypted; null removes it (the platform key applies again)' }),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(ENRICHMENT_PROVIDERS.length)
+      .refine((list) => new Set(list.map((p) => p.provider)).size === list.length, 'each provider at most once'),
+  })
+  .strict()
+  .openapi('EnrichmentProviderSettingsUpdate');
+
+export const toProviderSettingsDto = (settings: readonly StoredProviderSetting[], config: Config): z.infer<typeof ProviderSettingsSchema> => ({
+  providers: settings.map((s) => ({
+    provider: s.provider,
+    kind: PROVIDER_KINDS[s.provider],
+    enabled: s.enabled,
+    priority: s.priority,
+    hasApiKey: s.apiKeyCiphertext !== null,
+    hasPlatformKey: Boolean(platformKey(config, s.provider)),
+  })),
+});
