@@ -1,4 +1,5 @@
 import { serve } from '@hono/node-server';
+import { Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
@@ -30,11 +31,13 @@ async function main() {
   }
 
   if (config.ROLE !== 'api') {
+    // Our handler below drains in order (HTTP first, then the worker); the SDK's own handlers would race it.
+    Runtime.install({ shutdownSignals: [] });
     const { worker, connection } = await createWorker(config, createActivityDeps(config, orm));
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
     stops.push(async () => {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
     });

@@ -1,4 +1,5 @@
 import { Readable, Transform } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { ApiError } from './errors.ts';
 
@@ -65,7 +66,7 @@ export async function streamMultipart<T>(
     parser.on('close', resolve);
   });
 
-  const body = Readable.fromWeb(req.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  const body = Readable.fromWeb(req.body as WebReadableStream<Uint8Array>);
   body.on('error', (err) => parser.destroy(err));
   body.pipe(parser);
   await finished.catch(async (err) => {
