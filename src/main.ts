@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import { Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
@@ -32,7 +32,7 @@ async function main() {
 
   if (config.ROLE !== 'api') {
     // Our handler below drains in order (HTTP first, then the worker); the SDK's own handlers would race it.
-    Runtime.install({ shutdownSignals: [] });
+    Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
     const { worker, connection } = await createWorker(config, createActivityDeps(config, orm));
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
