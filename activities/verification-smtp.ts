@@ -96,7 +96,12 @@ export interface SliceInput {
  * only those without a stored outcome are probed, so a retried slice resumes where the last stopped.
  * For api_only only the free pre-checks run: failures are Invalid, the rest are marked for the provider.
  */
-export async function probeSlice(orm: Orm, prober: SmtpProber, input: SliceInput, signal: AbortSignal): Promise<{ domains: number; written: number }> {
+export async function probeSlice(
+  orm: Orm,
+  prober: SmtpProber,
+  input: SliceInput,
+  signal: AbortSignal,
+): Promise<{ domains: number; written: number }> {
   const domains = await unfinishedDomains(orm.em.fork(), input.jobId, input.fromSeq, input.toSeq);
   const writer = new OutcomeWriter(orm, input.jobId);
   // One domain failing stops its siblings, so a retry never races a previous attempt's leftovers.
@@ -105,7 +110,14 @@ export async function probeSlice(orm: Orm, prober: SmtpProber, input: SliceInput
   signal.addEventListener('abort', stop, { once: true });
   try {
     const work = (domain: WorkDomain) =>
-      (input.method === 'api_only' ? precheckDomain : probeDomain)(orm, prober, input.jobId, domain, writer, abort.signal).catch((error: unknown) => {
+      (input.method === 'api_only' ? precheckDomain : probeDomain)(
+        orm,
+        prober,
+        input.jobId,
+        domain,
+        writer,
+        abort.signal,
+      ).catch((error: unknown) => {
         abort.abort(error);
         throw error;
       });
@@ -121,7 +133,14 @@ export async function probeSlice(orm: Orm, prober: SmtpProber, input: SliceInput
   }
 }
 
-async function probeDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: WorkDomain, writer: OutcomeWriter, signal: AbortSignal) {
+async function probeDomain(
+  orm: Orm,
+  prober: SmtpProber,
+  jobId: string,
+  domain: WorkDomain,
+  writer: OutcomeWriter,
+  signal: AbortSignal,
+) {
   let isCatchAll = domain.isCatchAll;
   let mxHost: string | null = null;
   let catchAllReason = 'catch-all: the domain accepted a random address';
@@ -132,7 +151,15 @@ async function probeDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: 
     after = page[page.length - 1]!.id;
     if (isCatchAll === true) {
       // Known from an earlier page (or attempt): nothing more to ask the server.
-      for (const { id } of page) writer.add({ id, result: 'Catch-All', source: 'smtp', reason: catchAllReason, mxHost, apiPending: false });
+      for (const { id } of page)
+        writer.add({
+          id,
+          result: 'Catch-All',
+          source: 'smtp',
+          reason: catchAllReason,
+          mxHost,
+          apiPending: false,
+        });
     } else {
       const idByEmail = new Map(page.map((a) => [a.email, a.id]));
       const emit = (o: ProbeOutcome) => {
@@ -141,7 +168,11 @@ async function probeDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: 
         idByEmail.delete(o.email);
         writer.add(fromOutcome(id, o));
       };
-      const outcome = await prober.probeDomain(domain.domain, page.map((a) => a.email), { signal, onResult: emit });
+      const outcome = await prober.probeDomain(
+        domain.domain,
+        page.map((a) => a.email),
+        { signal, onResult: emit },
+      );
       outcome.outcomes.forEach(emit);
       isCatchAll = outcome.isCatchAll ?? isCatchAll;
       mxHost = outcome.mxHost ?? mxHost;
@@ -155,7 +186,14 @@ async function probeDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: 
   writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: true });
 }
 
-async function precheckDomain(orm: Orm, prober: SmtpProber, jobId: string, domain: WorkDomain, writer: OutcomeWriter, signal: AbortSignal) {
+async function precheckDomain(
+  orm: Orm,
+  prober: SmtpProber,
+  jobId: string,
+  domain: WorkDomain,
+  writer: OutcomeWriter,
+  signal: AbortSignal,
+) {
   let mxHost: string | null = null;
   let after: string | null = null;
   for (;;) {
@@ -164,7 +202,10 @@ async function precheckDomain(orm: Orm, prober: SmtpProber, jobId: string, domai
     if (page.length === 0) break;
     after = page[page.length - 1]!.id;
     const idByEmail = new Map(page.map((a) => [a.email, a.id]));
-    const checked = await prober.precheckDomain(domain.domain, page.map((a) => a.email));
+    const checked = await prober.precheckDomain(
+      domain.domain,
+      page.map((a) => a.email),
+    );
     mxHost = checked.mxHost ?? mxHost;
     for (const o of checked.failed) {
       const id = idByEmail.get(o.email);
@@ -172,7 +213,15 @@ async function precheckDomain(orm: Orm, prober: SmtpProber, jobId: string, domai
     }
     for (const email of checked.passed) {
       const id = idByEmail.get(email);
-      if (id !== undefined) writer.add({ id, result: null, source: 'precheck', reason: null, mxHost: checked.mxHost, apiPending: true });
+      if (id !== undefined)
+        writer.add({
+          id,
+          result: null,
+          source: 'precheck',
+          reason: null,
+          mxHost: checked.mxHost,
+          apiPending: true,
+        });
     }
     if (page.length < PAGE_SIZE) break;
   }

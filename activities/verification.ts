@@ -34,7 +34,8 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof VerificationJobGoneError) throw ApplicationFailure.nonRetryable(error.message, error.name);
+    if (error instanceof VerificationJobGoneError)
+      throw ApplicationFailure.nonRetryable(error.message, error.name);
     throw error;
   }
 }
@@ -74,7 +75,13 @@ export function verificationActivities(deps: ActivityDeps) {
       return guarded(async () => ({ stage: await finishSmtpStage(orm.em.fork(), jobId) }));
     },
 
-    async recordVerificationDecision({ jobId, decision }: { jobId: string; decision: Decision }): Promise<DecisionResult> {
+    async recordVerificationDecision({
+      jobId,
+      decision,
+    }: {
+      jobId: string;
+      decision: Decision;
+    }): Promise<DecisionResult> {
       return guarded(() => recordDecision(orm.em.fork(), jobId, decision));
     },
 
@@ -98,7 +105,12 @@ export function verificationActivities(deps: ActivityDeps) {
             } catch (error) {
               throw toActivityFailure(error);
             }
-            const rows = batch.map((a, i) => ({ id: a.id, email: a.email, result: verdicts[i]?.result ?? 'Unknown', reason: verdicts[i]?.reason ?? 'no verdict returned' }));
+            const rows = batch.map((a, i) => ({
+              id: a.id,
+              email: a.email,
+              result: verdicts[i]?.result ?? 'Unknown',
+              reason: verdicts[i]?.reason ?? 'no verdict returned',
+            }));
             await recordApiVerdicts(em, job, rows, provider.name, API_PRICE_MICROS);
             sent += batch.length;
             ctx.heartbeat();

@@ -78,7 +78,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     },
     {
       validator: (_input: DecisionInput) => {
-        if (decision !== null || !(current() === 'awaiting_decision' || finishingSmtp)) throw invalidStateFailure(current());
+        if (decision !== null || !(current() === 'awaiting_decision' || finishingSmtp))
+          throw invalidStateFailure(current());
       },
     },
   );
@@ -89,7 +90,10 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       const nextSeq = await runSmtpStage(input, firstSeq);
       if (nextSeq !== null) {
         await condition(allHandlersFinished);
-        return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'smtp', nextSeq } });
+        return await continueAsNew<typeof verificationWorkflow>({
+          ...input,
+          resume: { phase: 'smtp', nextSeq },
+        });
       }
       finishingSmtp = true;
       try {
@@ -143,10 +147,17 @@ async function runSmtpStage(input: VerificationWorkflowInput, firstSeq: number):
   const running = new Map<number, Promise<number>>();
   let nextSeq = firstSeq;
   while (nextSeq <= plan.domainCount || running.size > 0) {
-    while (nextSeq <= plan.domainCount && running.size < plan.window && !workflowInfo().continueAsNewSuggested) {
+    while (
+      nextSeq <= plan.domainCount &&
+      running.size < plan.window &&
+      !workflowInfo().continueAsNewSuggested
+    ) {
       const fromSeq = nextSeq;
       const toSeq = Math.min(plan.domainCount, fromSeq + plan.sliceSize - 1);
-      running.set(fromSeq, smtp.probeDomainSlice({ jobId, method, fromSeq, toSeq }).then(() => fromSeq));
+      running.set(
+        fromSeq,
+        smtp.probeDomainSlice({ jobId, method, fromSeq, toSeq }).then(() => fromSeq),
+      );
       nextSeq = toSeq + 1;
     }
     if (running.size === 0) break;

@@ -7,14 +7,32 @@ export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
  * interface.md §3.1 stages, plus `failed`: a job whose provider refused to work (bad key, persistent
  * outage) ends there with a `failureReason` instead of sitting in an active stage forever.
  */
-export const VERIFICATION_STAGES = ['pending', 'smtp_verifying', 'awaiting_decision', 'api_verifying', 'completed', 'failed'] as const;
+export const VERIFICATION_STAGES = [
+  'pending',
+  'smtp_verifying',
+  'awaiting_decision',
+  'api_verifying',
+  'completed',
+  'failed',
+] as const;
 export type VerificationStage = (typeof VERIFICATION_STAGES)[number];
 
 /** Stages in which a list already has a job, so a new one is refused (CONTRACT §3). */
-export const ACTIVE_STAGES = ['pending', 'smtp_verifying', 'awaiting_decision', 'api_verifying'] as const satisfies readonly VerificationStage[];
-export const isActiveStage = (stage: VerificationStage) => (ACTIVE_STAGES as readonly string[]).includes(stage);
+export const ACTIVE_STAGES = [
+  'pending',
+  'smtp_verifying',
+  'awaiting_decision',
+  'api_verifying',
+] as const satisfies readonly VerificationStage[];
+export const isActiveStage = (stage: VerificationStage) =>
+  (ACTIVE_STAGES as readonly string[]).includes(stage);
 
-export const DECISIONS = ['accept_current', 'fill_unknowns_only', 'fill_catchall_only', 'fill_all_gaps'] as const;
+export const DECISIONS = [
+  'accept_current',
+  'fill_unknowns_only',
+  'fill_catchall_only',
+  'fill_all_gaps',
+] as const;
 export type Decision = (typeof DECISIONS)[number];
 
 /** Where a per-address result came from. */

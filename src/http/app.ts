@@ -17,6 +17,7 @@ import { leadRoutes } from './routes/leads.ts';
 import { listRoutes } from './routes/lists.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
+import { verificationRoutes } from './routes/verification.ts';
 
 const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/auth', authRoutes);
   app.route('/api/lists', listRoutes);
   app.route('/api/leads', leadRoutes);
+  app.route('/api/verification', verificationRoutes);
   app.route('/api/scrape/jobs', scrapeRoutes);
   app.route('/api/enrichment', enrichmentRoutes);
   app.route('/api/credits', creditRoutes);

@@ -32,11 +32,19 @@ export async function workJob(em: EntityManager, jobId: string, lock = false): P
     [jobId],
   );
   if (!row) throw new VerificationJobGoneError(jobId);
-  return { id: row.id, organizationId: row.organization_id, listId: row.list_id, method: row.verification_method, stage: row.verification_stage };
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    listId: row.list_id,
+    method: row.verification_method,
+    stage: row.verification_stage,
+  };
 }
 
 export async function domainCount(em: EntityManager, jobId: string): Promise<number> {
-  const [row] = await em.execute(`select count(*)::int as n from verification_domain where job_id = ?`, [jobId]);
+  const [row] = await em.execute(`select count(*)::int as n from verification_domain where job_id = ?`, [
+    jobId,
+  ]);
   return Number(row?.n ?? 0);
 }
 
@@ -46,7 +54,12 @@ export interface WorkDomain {
 }
 
 /** Domains numbered fromSeq..toSeq whose SMTP work is not finished. */
-export async function unfinishedDomains(em: EntityManager, jobId: string, fromSeq: number, toSeq: number): Promise<WorkDomain[]> {
+export async function unfinishedDomains(
+  em: EntityManager,
+  jobId: string,
+  fromSeq: number,
+  toSeq: number,
+): Promise<WorkDomain[]> {
   const rows = await em.execute(
     `select domain, is_catch_all from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
     [jobId, fromSeq, toSeq],
@@ -55,7 +68,13 @@ export async function unfinishedDomains(em: EntityManager, jobId: string, fromSe
 }
 
 /** The next page of a domain's addresses without an SMTP-stage result, after `afterId`. */
-export async function unprobedAddresses(em: EntityManager, jobId: string, domain: string, afterId: string | null, limit: number) {
+export async function unprobedAddresses(
+  em: EntityManager,
+  jobId: string,
+  domain: string,
+  afterId: string | null,
+  limit: number,
+) {
   const rows = await em.execute(
     `select id, email from verification_result
      where job_id = ? and domain = ? and smtp_checked_at is null and id > ? order by id limit ?`,
@@ -80,7 +99,14 @@ export interface SmtpOutcomeRow {
  */
 export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const payload = rows.map((r) => ({ id: r.id, result: r.result, source: r.result ? r.source : null, reason: r.reason, mx_host: r.mxHost, api_pending: r.apiPending }));
+  const payload = rows.map((r) => ({
+    id: r.id,
+    result: r.result,
+    source: r.result ? r.source : null,
+    reason: r.reason,
+    mx_host: r.mxHost,
+    api_pending: r.apiPending,
+  }));
   const res = await em.execute<QueryResult>(
     `update verification_result r set
        smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host,
@@ -109,9 +135,24 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
   const merged = new Map<string, DomainVerdict>();
   for (const v of verdicts) {
     const prev = merged.get(v.domain);
-    merged.set(v.domain, prev ? { domain: v.domain, isCatchAll: v.isCatchAll ?? prev.isCatchAll, mxHost: v.mxHost ?? prev.mxHost, done: v.done || prev.done } : v);
+    merged.set(
+      v.domain,
+      prev
+        ? {
+            domain: v.domain,
+            isCatchAll: v.isCatchAll ?? prev.isCatchAll,
+            mxHost: v.mxHost ?? prev.mxHost,
+            done: v.done || prev.done,
+          }
+        : v,
+    );
   }
-  const payload = [...merged.values()].map((v) => ({ domain: v.domain, is_catch_all: v.isCatchAll, mx_host: v.mxHost, done: v.done }));
+  const payload = [...merged.values()].map((v) => ({
+    domain: v.domain,
+    is_catch_all: v.isCatchAll,
+    mx_host: v.mxHost,
+    done: v.done,
+  }));
   await em.execute(
     `update verification_domain d set is_catch_all = coalesce(v.is_catch_all, d.is_catch_all), mx_host = coalesce(v.mx_host, d.mx_host),
        smtp_done_at = case when v.done then coalesce(d.smtp_done_at, now()) else d.smtp_done_at end
@@ -178,12 +219,24 @@ export interface DecisionRecord {
  * Stores the decision and moves the job on in one transaction: the chosen gaps are marked for the
  * provider. Idempotent: once a decision is stored, it is returned unchanged.
  */
-export async function recordDecision(em: EntityManager, jobId: string, decision: Decision): Promise<DecisionRecord> {
+export async function recordDecision(
+  em: EntityManager,
+  jobId: string,
+  decision: Decision,
+): Promise<DecisionRecord> {
   return em.transactional(async (tx) => {
     await workJob(tx, jobId, true);
-    const [stored] = await tx.execute(`select verification_stage, user_decision, decision_made_at from verification_job where id = ?`, [jobId]);
+    const [stored] = await tx.execute(
+      `select verification_stage, user_decision, decision_made_at from verification_job where id = ?`,
+      [jobId],
+    );
     if (stored?.user_decision) {
-      return { id: jobId, verificationStage: stored.verification_stage, userDecision: stored.user_decision, decisionMadeAt: new Date(stored.decision_made_at).toISOString() };
+      return {
+        id: jobId,
+        verificationStage: stored.verification_stage,
+        userDecision: stored.user_decision,
+        decisionMadeAt: new Date(stored.decision_made_at).toISOString(),
+      };
     }
     const next = stageAfterDecision(decision);
     const [updated] = await tx.execute(
@@ -199,7 +252,12 @@ export async function recordDecision(em: EntityManager, jobId: string, decision:
         [jobId, gaps],
       );
     }
-    return { id: jobId, verificationStage: next, userDecision: decision, decisionMadeAt: new Date(updated!.decision_made_at).toISOString() };
+    return {
+      id: jobId,
+      verificationStage: next,
+      userDecision: decision,
+      decisionMadeAt: new Date(updated!.decision_made_at).toISOString(),
+    };
   });
 }
 
@@ -212,7 +270,10 @@ export async function pendingApiAddresses(em: EntityManager, jobId: string, limi
 }
 
 export async function pendingApiCount(em: EntityManager, jobId: string): Promise<number> {
-  const [row] = await em.execute(`select count(*)::int as n from verification_result where job_id = ? and api_status = 'pending'`, [jobId]);
+  const [row] = await em.execute(
+    `select count(*)::int as n from verification_result where job_id = ? and api_status = 'pending'`,
+    [jobId],
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -240,7 +301,13 @@ export async function recordApiVerdicts(
       `insert into verification_spend (id, organization_id, job_id, email, provider, amount_micros, created_at)
        select v.id, ?, ?, v.email, ?, ?, now() from jsonb_to_recordset(?::jsonb) as v(id uuid, email text)
        on conflict (job_id, email) do nothing`,
-      [job.organizationId, job.id, provider, priceMicros, JSON.stringify(rows.map((r) => ({ id: newId(), email: r.email })))],
+      [
+        job.organizationId,
+        job.id,
+        provider,
+        priceMicros,
+        JSON.stringify(rows.map((r) => ({ id: newId(), email: r.email }))),
+      ],
       'run',
     );
     await tx.execute(
@@ -258,7 +325,10 @@ export async function completeJob(em: EntityManager, jobId: string) {
   await em.transactional(async (tx) => {
     const job = await workJob(tx, jobId, true);
     if (job.stage === 'api_verifying') {
-      await tx.execute(`update verification_job set verification_stage = 'completed', completed_at = now(), updated_at = now() where id = ?`, [jobId]);
+      await tx.execute(
+        `update verification_job set verification_stage = 'completed', completed_at = now(), updated_at = now() where id = ?`,
+        [jobId],
+      );
     }
     await writeResultsToLeads(tx, jobId, job.listId);
   });
@@ -269,7 +339,10 @@ export async function failJob(em: EntityManager, jobId: string, reason: string) 
   await em.transactional(async (tx) => {
     const job = await workJob(tx, jobId, true);
     if (job.stage === 'completed' || job.stage === 'failed') return;
-    await tx.execute(`update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = now() where id = ?`, [reason, jobId]);
+    await tx.execute(
+      `update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = now() where id = ?`,
+      [reason, jobId],
+    );
     await writeResultsToLeads(tx, jobId, job.listId);
   });
 }

@@ -7,7 +7,7 @@ import {
   type VerificationMethod,
   type VerificationStage,
 } from '../../domain/verification.ts';
-import { ApiError, invalidState, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
 import { newId } from '../entities/common.ts';
 import { VerificationDomain, VerificationJob, VerificationResult } from '../entities/index.ts';
 import type { IVerificationJob } from '../entities/verification-job.ts';
@@ -46,9 +46,12 @@ export async function createVerificationJob(
   organizationId: string,
   listId: string,
   method: VerificationMethod,
-): Promise<IVerificationJob> {
+): Promise<JobView> {
   return em.transactional(async (tx) => {
-    const [list] = await tx.execute(`select id from lead_list where id = ? and organization_id = ? for update`, [listId, organizationId]);
+    const [list] = await tx.execute(
+      `select id, name from lead_list where id = ? and organization_id = ? for update`,
+      [listId, organizationId],
+    );
     if (!list) throw notFound('List');
     const [active] = await tx.execute(
       `select id, verification_stage from verification_job where list_id = ? and verification_stage in (?) limit 1`,
@@ -64,7 +67,10 @@ export async function createVerificationJob(
       `select distinct lower(email) as email from lead where list_id = ? and email is not null and email <> '' order by 1`,
       [listId],
     );
-    if (rows.length === 0) throw new ApiError('unprocessable', 'The list has no lead with an email address', { reason: 'no_emails' });
+    if (rows.length === 0)
+      throw new ApiError('unprocessable', 'The list has no lead with an email address', {
+        reason: 'no_emails',
+      });
 
     const job = tx.create(VerificationJob, {
       organization: organizationId,
@@ -84,9 +90,23 @@ export async function createVerificationJob(
     const results = rows.map(({ email }) => {
       const domain = domainOf(email);
       perDomain.set(domain, (perDomain.get(domain) ?? 0) + 1);
-      return { id: newId(), job: job.id, email, domain, smtpResult: null, smtpCheckedAt: null, apiStatus: null, result: null, source: null, reason: null, mxHost: null, checkedAt: null };
+      return {
+        id: newId(),
+        job: job.id,
+        email,
+        domain,
+        smtpResult: null,
+        smtpCheckedAt: null,
+        apiStatus: null,
+        result: null,
+        source: null,
+        reason: null,
+        mxHost: null,
+        checkedAt: null,
+      };
     });
-    for (let i = 0; i < results.length; i += INSERT_CHUNK) await tx.insertMany(VerificationResult, results.slice(i, i + INSERT_CHUNK));
+    for (let i = 0; i < results.length; i += INSERT_CHUNK)
+      await tx.insertMany(VerificationResult, results.slice(i, i + INSERT_CHUNK));
     // Largest domains first: they take longest, so they should start first.
     const domains = [...perDomain].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     const domainRows = domains.map(([domain, emailCount], i) => ({
@@ -99,8 +119,10 @@ export async function createVerificationJob(
       mxHost: null,
       smtpDoneAt: null,
     }));
-    for (let i = 0; i < domainRows.length; i += INSERT_CHUNK) await tx.insertMany(VerificationDomain, domainRows.slice(i, i + INSERT_CHUNK));
-    return job;
+    for (let i = 0; i < domainRows.length; i += INSERT_CHUNK)
+      await tx.insertMany(VerificationDomain, domainRows.slice(i, i + INSERT_CHUNK));
+    // Nothing has been checked yet: the counts are zero by construction, whatever the worker does next.
+    return { job, listName: list.name as string, counts: emptyCounts(job.totalEmails) };
   });
 }
 
@@ -109,14 +131,25 @@ export async function deleteVerificationJob(em: EntityManager, jobId: string) {
   await em.nativeDelete(VerificationJob, { id: jobId });
 }
 
-export async function getJob(em: EntityManager, organizationId: string, jobId: string): Promise<IVerificationJob> {
-  const job = await em.findOne(VerificationJob, { id: jobId, organization: organizationId }, { refresh: true });
+export async function getJob(
+  em: EntityManager,
+  organizationId: string,
+  jobId: string,
+): Promise<IVerificationJob> {
+  const job = await em.findOne(
+    VerificationJob,
+    { id: jobId, organization: organizationId },
+    { refresh: true },
+  );
   if (!job) throw notFound('Verification job');
   return job;
 }
 
 /** Aggregates of the given jobs, from their rows, in two grouped queries. */
-export async function jobCounts(em: EntityManager, jobs: IVerificationJob[]): Promise<Map<string, JobCounts>> {
+export async function jobCounts(
+  em: EntityManager,
+  jobs: IVerificationJob[],
+): Promise<Map<string, JobCounts>> {
   const out = new Map(jobs.map((j) => [j.id, emptyCounts(j.totalEmails)]));
   if (jobs.length === 0) return out;
   const ids = jobs.map((j) => j.id);
@@ -149,8 +182,19 @@ export async function jobCounts(em: EntityManager, jobs: IVerificationJob[]): Pr
     const counts = out.get(r.job_id);
     if (!counts) continue;
     counts.processed = r.processed;
-    counts.smtp = { Valid: r.smtp_valid, Invalid: r.smtp_invalid, 'Catch-All': r.smtp_catch_all, Unknown: r.smtp_unknown };
-    counts.final = { total: counts.final.total, valid: r.valid, invalid: r.invalid, catchAll: r.catch_all, unknown: r.unknown };
+    counts.smtp = {
+      Valid: r.smtp_valid,
+      Invalid: r.smtp_invalid,
+      'Catch-All': r.smtp_catch_all,
+      Unknown: r.smtp_unknown,
+    };
+    counts.final = {
+      total: counts.final.total,
+      valid: r.valid,
+      invalid: r.invalid,
+      catchAll: r.catch_all,
+      unknown: r.unknown,
+    };
     counts.api = {
       Valid: r.api_valid,
       Invalid: r.api_invalid,
@@ -174,7 +218,11 @@ const listIdOf = (job: IVerificationJob) => (typeof job.list === 'string' ? job.
 
 export async function viewJobs(em: EntityManager, jobs: IVerificationJob[]): Promise<JobView[]> {
   const [counts, names] = await Promise.all([jobCounts(em, jobs), listNames(em, jobs.map(listIdOf))]);
-  return jobs.map((job) => ({ job, listName: names.get(listIdOf(job)) ?? '', counts: counts.get(job.id) ?? emptyCounts(job.totalEmails) }));
+  return jobs.map((job) => ({
+    job,
+    listName: names.get(listIdOf(job)) ?? '',
+    counts: counts.get(job.id) ?? emptyCounts(job.totalEmails),
+  }));
 }
 
 export async function viewJob(em: EntityManager, organizationId: string, jobId: string): Promise<JobView> {
@@ -187,11 +235,21 @@ export interface JobFilter {
   verificationStage?: VerificationStage;
 }
 
-export async function pageJobs(em: EntityManager, organizationId: string, filter: JobFilter, offset: number, limit: number) {
+export async function pageJobs(
+  em: EntityManager,
+  organizationId: string,
+  filter: JobFilter,
+  offset: number,
+  limit: number,
+) {
   const where: FilterQuery<IVerificationJob> = { organization: organizationId };
   if (filter.listId) where.list = filter.listId;
   if (filter.verificationStage) where.verificationStage = filter.verificationStage;
-  const [rows, total] = await em.findAndCount(VerificationJob, where, { orderBy: { id: 'desc' }, offset, limit });
+  const [rows, total] = await em.findAndCount(VerificationJob, where, {
+    orderBy: { id: 'desc' },
+    offset,
+    limit,
+  });
   return { rows, total };
 }
 
@@ -255,10 +313,19 @@ const toResultRow = (r: Record<string, unknown>): ResultRow => ({
 });
 
 /** A page of per-address results in address order, optionally only one result type. */
-export async function pageResults(em: EntityManager, jobId: string, result: EmailResult | undefined, offset: number, limit: number) {
+export async function pageResults(
+  em: EntityManager,
+  jobId: string,
+  result: EmailResult | undefined,
+  offset: number,
+  limit: number,
+) {
   const filter = result ? ` and result = ?` : '';
   const params = result ? [jobId, result] : [jobId];
-  const [count] = await em.execute(`select count(*)::int as n from verification_result where job_id = ?${filter}`, params);
+  const [count] = await em.execute(
+    `select count(*)::int as n from verification_result where job_id = ?${filter}`,
+    params,
+  );
   const rows = await em.execute(
     `select email, result, source, reason, domain, mx_host, checked_at from verification_result
      where job_id = ?${filter} order by email limit ? offset ?`,
@@ -268,7 +335,12 @@ export async function pageResults(em: EntityManager, jobId: string, result: Emai
 }
 
 /** Every result of a job in address order, read page by page (keyset) so a large job never sits in memory. */
-export async function* allResults(em: EntityManager, jobId: string, result: EmailResult | undefined, pageSize = 2000): AsyncGenerator<ResultRow[]> {
+export async function* allResults(
+  em: EntityManager,
+  jobId: string,
+  result: EmailResult | undefined,
+  pageSize = 2000,
+): AsyncGenerator<ResultRow[]> {
   let after = '';
   for (;;) {
     const filter = result ? ` and result = ?` : '';

@@ -1,0 +1,246 @@
+import { z } from '@hono/zod-openapi';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Context } from 'hono';
+import { attachmentDisposition, csvLine } from '../../csv/write.ts';
+import {
+  allResults,
+  createVerificationJob,
+  deleteVerificationJob,
+  domainStats,
+  getJob,
+  pageJobs,
+  pageResults,
+  viewJob,
+  viewJobs,
+} from '../../db/repos/verification.ts';
+import { VERIFICATION_STAGES } from '../../domain/verification.ts';
+import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
+import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
+import type { verificationWorkflow } from '../../../workflows/verification.ts';
+import type { AppEnv } from '../env.ts';
+import { invalidState } from '../errors.ts';
+import { organizationId } from '../middleware/session.ts';
+import { createRouter, sessionRoute } from '../router.ts';
+import { iso, offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
+import {
+  CostEstimateSchema,
+  DecisionInputSchema,
+  DecisionResultSchema,
+  JobListQuerySchema,
+  ResultFilterSchema,
+  ResultsQuerySchema,
+  toEstimateDto,
+  toJobDto,
+  toProgressDto,
+  toResultDto,
+  VerificationJobInputSchema,
+  VerificationJobSchema,
+  VerificationProgressSchema,
+  VerificationResultSchema,
+} from '../schemas/verification.ts';
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+const JobParams = uuidParam('jobId');
+const CSV_HEADER = ['email', 'result', 'source', 'reason', 'domain', 'mx_host', 'checked_at'];
+const encoder = new TextEncoder();
+
+/** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */
+async function rejectedStage(c: Context<AppEnv>, error: unknown, jobId: string): Promise<string> {
+  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === INVALID_STATE_FAILURE) {
+    const [stage] = cause.details ?? [];
+    if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
+  }
+  return (await getJob(c.var.em.fork(), organizationId(c), jobId)).verificationStage;
+}
+
+export const verificationRoutes = createRouter()
+  .openapi(
+    sessionRoute({
+      method: 'post',
+      path: '/jobs',
+      tags: ['verification'],
+      summary: 'Verify the email addresses of a list',
+      description:
+        'Snapshots the distinct addresses of the list and starts the job; the answer shows `smtp_verifying` for every method. A list without any email is a 422; a list with a job still in progress a 409.',
+      request: { body: { required: true, ...json(VerificationJobInputSchema) } },
+      responses: { 201: { description: 'Started', ...json(VerificationJobSchema) } },
+      errors: ['validation_error', 'not_found', 'invalid_state', 'unprocessable'],
+    }),
+    async (c) => {
+      const { listId, verificationMethod } = c.req.valid('json');
+      const orgId = organizationId(c);
+      const { config, temporal } = c.var.deps;
+      const created = await createVerificationJob(c.var.em, orgId, listId, verificationMethod);
+      const { job } = created;
+      try {
+        await temporal.workflow.start<typeof verificationWorkflow>('verificationWorkflow', {
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowId: workflowId('verification', job.id),
+          args: [
+            {
+              jobId: job.id,
+              method: verificationMethod,
+              decisionTimeoutMs: config.VERIFICATION_DECISION_TIMEOUT,
+            },
+          ],
+          typedSearchAttributes: jobSearchAttributes('verification', orgId, listId),
+        });
+      } catch (error) {
+        // Without its workflow the job would block the list forever.
+        await deleteVerificationJob(c.var.em.fork(), job.id);
+        throw error;
+      }
+      return c.json(toJobDto(created), 201);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs',
+      tags: ['verification'],
+      summary: 'Verification jobs of the organization, newest first',
+      request: { query: JobListQuerySchema },
+      responses: { 200: { description: 'A page of jobs', ...json(pageOf(VerificationJobSchema)) } },
+      errors: ['validation_error'],
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const { rows, total } = await pageJobs(
+        c.var.em,
+        organizationId(c),
+        query,
+        offsetOf(query),
+        query.limit,
+      );
+      const views = await viewJobs(c.var.em, rows);
+      return c.json(paginated(views.map(toJobDto), total, query), 200);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}',
+      tags: ['verification'],
+      summary: 'One verification job',
+      request: { params: JobParams },
+      responses: { 200: { description: 'The job', ...json(VerificationJobSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) =>
+      c.json(toJobDto(await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}/progress',
+      tags: ['verification'],
+      summary: 'Progress of a job with per-domain statistics',
+      request: { params: JobParams },
+      responses: { 200: { description: 'Progress', ...json(VerificationProgressSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const view = await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      return c.json(toProgressDto(view, await domainStats(c.var.em, view.job.id)), 200);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}/estimate',
+      tags: ['verification'],
+      summary: 'Cost of filling the gaps with the verification provider',
+      request: { params: JobParams },
+      responses: { 200: { description: 'Estimate', ...json(CostEstimateSchema) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) =>
+      c.json(toEstimateDto(await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'post',
+      path: '/jobs/{jobId}/decision',
+      tags: ['verification'],
+      summary: 'Decide what to do with the gaps of a job awaiting a decision',
+      description:
+        '`accept_current` completes the job for free; the other values send only those addresses to the provider (`api_verifying`). Any other stage, or a second decision, is a 409 `invalid_state`.',
+      request: { params: JobParams, body: { required: true, ...json(DecisionInputSchema) } },
+      responses: { 200: { description: 'The stage the job moved to', ...json(DecisionResultSchema) } },
+      errors: ['validation_error', 'not_found', 'invalid_state'],
+    }),
+    async (c) => {
+      const { jobId } = c.req.valid('param');
+      const job = await getJob(c.var.em, organizationId(c), jobId);
+      const refuse = (stage: string) =>
+        invalidState(
+          `A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`,
+          stage,
+        );
+      if (job.verificationStage !== 'awaiting_decision') throw refuse(job.verificationStage);
+      const handle = c.var.deps.temporal.workflow.getHandle(workflowId('verification', job.id));
+      try {
+        // The update returns once the decision and the new stage are stored, so a GET right after shows them.
+        const result = await handle.executeUpdate(decisionUpdate, { args: [c.req.valid('json')] });
+        return c.json(result, 200);
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+          throw refuse(await rejectedStage(c, error, job.id));
+        }
+        throw error;
+      }
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}/results',
+      tags: ['verification'],
+      summary: 'Per-address results of a job, in address order',
+      request: { params: JobParams, query: ResultsQuerySchema },
+      responses: { 200: { description: 'A page of results', ...json(pageOf(VerificationResultSchema)) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const job = await getJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const { rows, total } = await pageResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
+      return c.json(paginated(rows.map(toResultDto), total, query), 200);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}/results/download',
+      tags: ['verification'],
+      summary: 'Per-address results as CSV',
+      description:
+        'Columns `email,result,source,reason,domain,mx_host,checked_at`; optional `result` filter.',
+      request: { params: JobParams, query: ResultFilterSchema },
+      responses: { 200: { description: 'CSV file', content: { 'text/csv': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const job = await getJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const { result } = c.req.valid('query');
+      const { em } = c.var;
+      async function* chunks() {
+        yield encoder.encode(csvLine(CSV_HEADER));
+        for await (const page of allResults(em, job.id, result)) {
+          yield encoder.encode(
+            page
+              .map((r) =>
+                csvLine([r.email, r.result, r.source, r.reason, r.domain, r.mxHost, iso(r.checkedAt)]),
+              )
+              .join(''),
+          );
+        }
+      }
+      return c.body(ReadableStream.from(chunks()), 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': attachmentDisposition(`verification-${job.id}`, 'csv'),
+      });
+    },
+  );

@@ -1,0 +1,201 @@
+import { z } from '@hono/zod-openapi';
+import type { DomainStat, JobView, ResultRow } from '../../db/repos/verification.ts';
+import { EMAIL_RESULTS } from '../../domain/lead.ts';
+import {
+  costEstimate,
+  coveragePercentage,
+  DECISIONS,
+  microsToDollars,
+  RESULT_SOURCES,
+  VERIFICATION_METHODS,
+  VERIFICATION_STAGES,
+} from '../../domain/verification.ts';
+import { iso, PageQuerySchema, Timestamp } from './common.ts';
+
+const count = z.number().int();
+const dollars = z
+  .number()
+  .openapi({ description: 'US dollars, at most 6 decimals (computed in micro-dollars)', example: 0.0015 });
+
+export const VerificationJobInputSchema = z
+  .object({
+    listId: z.uuid(),
+    verificationMethod: z.enum(VERIFICATION_METHODS),
+  })
+  .strict()
+  .openapi('VerificationJobInput');
+
+export const VerificationJobSchema = z
+  .object({
+    id: z.uuid(),
+    listId: z.uuid(),
+    listName: z.string(),
+    verificationStage: z.enum(VERIFICATION_STAGES),
+    verificationMethod: z.enum(VERIFICATION_METHODS),
+    totalEmails: count,
+    processedEmails: count.openapi({ description: 'Addresses whose work in the current stage is done' }),
+    smtpValidCount: count,
+    smtpInvalidCount: count,
+    smtpCatchAllCount: count,
+    smtpUnknownCount: count,
+    smtpCompletedAt: Timestamp.nullable(),
+    coveragePercentage: z
+      .number()
+      .openapi({ description: '(Valid + Invalid) / totalEmails × 100 over final results, 2 decimals' }),
+    userDecision: z.enum(DECISIONS).nullable(),
+    decisionMadeAt: Timestamp.nullable(),
+    apiVerifiedEmails: count,
+    apiCost: dollars,
+    apiValidCount: count,
+    apiInvalidCount: count,
+    apiCatchAllCount: count,
+    apiUnknownCount: count,
+    completedAt: Timestamp.nullable(),
+    failureReason: z.string().nullable().openapi({ description: 'Why a `failed` job stopped' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('VerificationJob');
+export type VerificationJobDto = z.infer<typeof VerificationJobSchema>;
+
+export const DomainStatSchema = z
+  .object({
+    domain: z.string(),
+    totalEmails: count,
+    validCount: count,
+    invalidCount: count,
+    catchAllCount: count,
+    unknownCount: count,
+    isCatchAll: z.boolean().nullable(),
+  })
+  .openapi('VerificationDomainStats');
+
+export const VerificationProgressSchema = z
+  .object({
+    job: VerificationJobSchema.pick({
+      id: true,
+      verificationStage: true,
+      processedEmails: true,
+      totalEmails: true,
+      coveragePercentage: true,
+    }),
+    domainStats: z.array(DomainStatSchema),
+  })
+  .openapi('VerificationProgress');
+
+export const CostEstimateSchema = z
+  .object({
+    jobId: z.uuid(),
+    unknownCount: count,
+    catchAllCount: count,
+    totalGapCount: count,
+    costPerEmail: dollars,
+    fillUnknownsCost: dollars,
+    fillCatchAllCost: dollars,
+    fillAllGapsCost: dollars,
+    currentCoveragePercentage: z.number(),
+    projectedCoveragePercentage: z.number(),
+  })
+  .openapi('VerificationCostEstimate');
+
+export const DecisionInputSchema = z
+  .object({ decision: z.enum(DECISIONS) })
+  .strict()
+  .openapi('VerificationDecisionInput');
+
+export const DecisionResultSchema = z
+  .object({
+    id: z.uuid(),
+    verificationStage: z.enum(VERIFICATION_STAGES),
+    userDecision: z.enum(DECISIONS),
+    decisionMadeAt: Timestamp,
+  })
+  .openapi('VerificationDecision');
+
+export const JobListQuerySchema = PageQuerySchema.extend({
+  listId: z.uuid().optional(),
+  verificationStage: z.enum(VERIFICATION_STAGES).optional(),
+});
+
+export const ResultFilterSchema = z.object({ result: z.enum(EMAIL_RESULTS).optional() });
+export const ResultsQuerySchema = PageQuerySchema.extend(ResultFilterSchema.shape);
+
+export const VerificationResultSchema = z
+  .object({
+    email: z.string(),
+    result: z
+      .enum(EMAIL_RESULTS)
+      .nullable()
+      .openapi({ description: 'null while the address waits for its check' }),
+    source: z.enum(RESULT_SOURCES).nullable(),
+    reason: z.string().nullable(),
+    domain: z.string(),
+    mxHost: z.string().nullable(),
+    checkedAt: Timestamp.nullable(),
+  })
+  .openapi('VerificationResult');
+
+const later = (a: Date, b: Date | null) => (b && b > a ? b : a);
+
+export function toJobDto({ job, listName, counts }: JobView): VerificationJobDto {
+  return {
+    id: job.id,
+    listId: typeof job.list === 'string' ? job.list : job.list.id,
+    listName,
+    verificationStage: job.verificationStage,
+    verificationMethod: job.verificationMethod,
+    totalEmails: job.totalEmails,
+    processedEmails: counts.processed,
+    smtpValidCount: counts.smtp.Valid,
+    smtpInvalidCount: counts.smtp.Invalid,
+    smtpCatchAllCount: counts.smtp['Catch-All'],
+    smtpUnknownCount: counts.smtp.Unknown,
+    smtpCompletedAt: iso(job.smtpCompletedAt),
+    coveragePercentage: coveragePercentage(counts.final),
+    userDecision: job.userDecision ?? null,
+    decisionMadeAt: iso(job.decisionMadeAt),
+    apiVerifiedEmails: counts.api.verified,
+    apiCost: microsToDollars(counts.api.costMicros),
+    apiValidCount: counts.api.Valid,
+    apiInvalidCount: counts.api.Invalid,
+    apiCatchAllCount: counts.api['Catch-All'],
+    apiUnknownCount: counts.api.Unknown,
+    completedAt: iso(job.completedAt),
+    failureReason: job.failureReason ?? null,
+    createdAt: job.createdAt.toISOString(),
+    // Results land continuously while the job row itself changes only between stages.
+    updatedAt: later(job.updatedAt, counts.lastCheckedAt).toISOString(),
+  };
+}
+
+export const toProgressDto = (
+  view: JobView,
+  domainStats: DomainStat[],
+): z.infer<typeof VerificationProgressSchema> => {
+  const job = toJobDto(view);
+  return {
+    job: {
+      id: job.id,
+      verificationStage: job.verificationStage,
+      processedEmails: job.processedEmails,
+      totalEmails: job.totalEmails,
+      coveragePercentage: job.coveragePercentage,
+    },
+    domainStats,
+  };
+};
+
+export const toEstimateDto = (view: JobView): z.infer<typeof CostEstimateSchema> => ({
+  jobId: view.job.id,
+  ...costEstimate(view.counts.final),
+});
+
+export const toResultDto = (r: ResultRow): z.infer<typeof VerificationResultSchema> => ({
+  email: r.email,
+  result: r.result,
+  source: r.source,
+  reason: r.reason,
+  domain: r.domain,
+  mxHost: r.mxHost,
+  checkedAt: iso(r.checkedAt),
+});

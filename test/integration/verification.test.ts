@@ -1,0 +1,596 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectError } from '../support/agent.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import {
+  knownAddress,
+  type ListedAddress,
+  type MailWorld,
+  STANDARD_EXPECTATIONS,
+  standardAddressList,
+  standardWorld,
+  startMailWorld,
+  unknownAddress,
+} from '../support/mail-world/index.ts';
+import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import {
+  allResults,
+  inStage,
+  listWithEmails,
+  mailWorldEnv,
+  spendRows,
+  startJob,
+  waitForJob,
+} from '../support/verification.ts';
+
+/** Two domains whose every reply takes long enough that a job is surely still in its SMTP stage a moment after creation. */
+const SLOW_DOMAINS = {
+  'slowcatch.test': {
+    mx: [
+      {
+        host: 'mx.slowcatch.test',
+        preference: 10,
+        ip: '127.0.0.40',
+        behaviour: { catchAll: true, latencyMs: 600 },
+      },
+    ],
+  },
+  'slowgood.test': {
+    mx: [
+      {
+        host: 'mx.slowgood.test',
+        preference: 10,
+        ip: '127.0.0.41',
+        behaviour: { mailboxes: ['user0@slowgood.test'], latencyMs: 600 },
+      },
+    ],
+  },
+};
+
+let world: MailWorld;
+let zb: ZeroBounceServer;
+let h: Harness;
+
+beforeAll(async () => {
+  world = await startMailWorld({ domains: { ...standardWorld().domains, ...SLOW_DOMAINS } });
+  zb = await startZeroBounceServer();
+  h = await startHarness({
+    worker: true,
+    env: {
+      ...mailWorldEnv(world),
+      // The slow hosts answer after 600 ms; the silent one must still time out quickly.
+      SMTP_PROBE_TIMEOUT_MS: '1500',
+      ZEROBOUNCE_API_KEY: zb.apiKey,
+      ZEROBOUNCE_BASE_URL: zb.url,
+      ZEROBOUNCE_BULK_BASE_URL: zb.url,
+    },
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  await zb?.close();
+  await world?.stop();
+});
+beforeEach(() => zb.reset());
+
+/** Two addresses per standard domain (one existing, one not), each with the result SMTP must give it. */
+const standardList = (): ListedAddress[] => standardAddressList(32);
+const gapsOf = (list: ListedAddress[]) =>
+  list.filter((a) => a.expected === 'Unknown' || a.expected === 'Catch-All');
+
+/** Provider verdicts for the gap addresses: existing mailboxes valid, others invalid; silent.test left unknown. */
+function provideVerdicts(list: ListedAddress[]) {
+  for (const a of gapsOf(list)) {
+    if (a.domain === 'silent.test') continue;
+    zb.fixtures.verdicts.set(a.email, { status: a.email.startsWith('user') ? 'valid' : 'invalid' });
+  }
+}
+
+/** Addresses the stand-in was asked about, through either endpoint. */
+function sentToProvider(): string[] {
+  return zb.requests.flatMap((r) =>
+    r.path === '/v2/validatebatch'
+      ? (r.body as { email_batch: Array<{ email_address: string }> }).email_batch.map((e) => e.email_address)
+      : [r.query.email ?? ''],
+  );
+}
+
+function expectCountsAgree(job: any) {
+  const smtpTotal = job.smtpValidCount + job.smtpInvalidCount + job.smtpCatchAllCount + job.smtpUnknownCount;
+  expect(job.processedEmails).toBe(job.totalEmails);
+  return smtpTotal;
+}
+
+async function decide(agent: any, jobId: string, decision: string) {
+  return agent.post(`/api/verification/jobs/${jobId}/decision`, { decision });
+}
+
+describe('POST /api/verification/jobs', () => {
+  it('answers 201 in smtp_verifying with zero counts, counting distinct addresses case-insensitively', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(agent, [
+      'user0@good.test',
+      'USER0@good.test',
+      'nobody0@good.test',
+      null,
+      'not-an-address',
+    ]);
+    const job = await startJob(agent, listId, 'smtp_only');
+    expect(job).toMatchObject({
+      listId,
+      listName: 'Prospects',
+      verificationStage: 'smtp_verifying',
+      verificationMethod: 'smtp_only',
+      totalEmails: 3,
+      processedEmails: 0,
+      smtpValidCount: 0,
+      smtpInvalidCount: 0,
+      smtpCatchAllCount: 0,
+      smtpUnknownCount: 0,
+      smtpCompletedAt: null,
+      coveragePercentage: 0,
+      userDecision: null,
+      decisionMadeAt: null,
+      apiCost: 0,
+      completedAt: null,
+    });
+    await waitForJob(agent, job.id, inStage('completed'));
+  });
+
+  it('refuses a list without any email (422), a list with a job in progress (409), another organization’s list (404)', async () => {
+    const { agent } = await h.signup();
+    const empty = await listWithEmails(agent, [null, null]);
+    const noEmail = expectError(
+      await agent.post('/api/verification/jobs', { listId: empty, verificationMethod: 'smtp_only' }),
+      422,
+      'unprocessable',
+    );
+    expect(noEmail.details).toEqual({ reason: 'no_emails' });
+
+    const listId = await listWithEmails(agent, ['user0@slowgood.test']);
+    const first = await startJob(agent, listId, 'smtp_only');
+    const busy = expectError(
+      await agent.post('/api/verification/jobs', { listId, verificationMethod: 'api_only' }),
+      409,
+      'invalid_state',
+    );
+    expect(busy.details.currentState).toBe('smtp_verifying');
+
+    const other = await h.signup();
+    expectError(
+      await other.agent.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_only' }),
+      404,
+      'not_found',
+    );
+    expectError(await other.agent.get(`/api/verification/jobs/${first.id}`), 404, 'not_found');
+    expectError(
+      await agent.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_fast' }),
+      400,
+      'validation_error',
+    );
+
+    await waitForJob(agent, first.id, inStage('completed'));
+    // Once the job is over, the list may be verified again.
+    const again = await startJob(agent, listId, 'smtp_only');
+    await waitForJob(agent, again.id, inStage('completed'));
+  });
+});
+
+describe('smtp_only', () => {
+  it('ends with the right result for every address, on every lead holding it, with agreeing counts and domain stats', async () => {
+    const { agent } = await h.signup();
+    const list = standardList();
+    // A second lead holds the first address in upper case: one address, two leads.
+    const listId = await listWithEmails(agent, [
+      ...list.map((a) => a.email),
+      list[0]!.email.toUpperCase(),
+      'broken@@address',
+    ]);
+    const created = await startJob(agent, listId, 'smtp_only');
+    const job = await waitForJob(agent, created.id, inStage('completed'));
+
+    const rows = await allResults(agent, job.id);
+    expect(rows).toHaveLength(list.length + 1);
+    for (const a of list) {
+      const row = rows.find((r) => r.email === a.email);
+      expect({ email: a.email, result: row?.result }).toEqual({ email: a.email, result: a.expected });
+      // Decided by DNS alone (including a failed lookup), or by a mail server.
+      expect(row.source).toBe(
+        ['nullmx.test', 'nomail.test', 'nxdomain.test', 'servfail.test'].includes(a.domain)
+          ? 'precheck'
+          : 'smtp',
+      );
+      expect(row.domain).toBe(a.domain);
+      expect(row.checkedAt).not.toBeNull();
+    }
+    expect(rows.find((r) => r.email === 'broken@@address')).toMatchObject({
+      result: 'Invalid',
+      source: 'precheck',
+      reason: expect.stringContaining('syntax'),
+    });
+    expect(rows.find((r) => r.email === knownAddress('good.test', 0))).toMatchObject({
+      mxHost: 'mx1.good.test',
+      reason: expect.stringMatching(/^250 /),
+    });
+    expect(rows.find((r) => r.email === unknownAddress('blocked.test', 0))?.reason).toMatch(/^550 5\.7\.1 /);
+
+    const count = (result: string) => rows.filter((r) => r.result === result).length;
+    expectCountsAgree(job);
+    expect(job).toMatchObject({
+      totalEmails: list.length + 1,
+      smtpValidCount: count('Valid'),
+      smtpInvalidCount: count('Invalid'),
+      smtpCatchAllCount: count('Catch-All'),
+      smtpUnknownCount: count('Unknown'),
+      apiVerifiedEmails: 0,
+      apiCost: 0,
+      userDecision: null,
+    });
+    expect(job.smtpCompletedAt).not.toBeNull();
+    expect(job.completedAt).not.toBeNull();
+    expect(job.coveragePercentage).toBe(
+      Math.round(((count('Valid') + count('Invalid')) / (list.length + 1)) * 10_000) / 100,
+    );
+
+    const leads = await h.sql(`select email, email_status, email_verified_at from lead where list_id = ?`, [
+      listId,
+    ]);
+    for (const lead of leads) {
+      const row = rows.find((r) => r.email === lead.email.toLowerCase());
+      expect({ email: lead.email, status: lead.email_status }).toEqual({
+        email: lead.email,
+        status: row.result,
+      });
+      expect(lead.email_verified_at).not.toBeNull();
+    }
+
+    const progress = (await agent.get(`/api/verification/jobs/${job.id}/progress`)).body;
+    expect(progress.job).toEqual({
+      id: job.id,
+      verificationStage: 'completed',
+      processedEmails: job.totalEmails,
+      totalEmails: job.totalEmails,
+      coveragePercentage: job.coveragePercentage,
+    });
+    for (const [domain, expected] of Object.entries(STANDARD_EXPECTATIONS)) {
+      const stat = progress.domainStats.find((d: any) => d.domain === domain);
+      const mine = rows.filter((r) => r.domain === domain);
+      expect(stat).toEqual({
+        domain,
+        totalEmails: mine.length,
+        validCount: mine.filter((r) => r.result === 'Valid').length,
+        invalidCount: mine.filter((r) => r.result === 'Invalid').length,
+        catchAllCount: mine.filter((r) => r.result === 'Catch-All').length,
+        unknownCount: mine.filter((r) => r.result === 'Unknown').length,
+        isCatchAll: expected.isCatchAll,
+      });
+    }
+
+    const valid = await agent.get(`/api/verification/jobs/${job.id}/results?result=Valid&limit=5`);
+    expect(valid.body).toMatchObject({
+      total: count('Valid'),
+      page: 1,
+      limit: 5,
+      totalPages: Math.ceil(count('Valid') / 5),
+    });
+    expect(valid.body.data.every((r: any) => r.result === 'Valid')).toBe(true);
+    expectError(
+      await agent.get(`/api/verification/jobs/${job.id}/results?result=Maybe`),
+      400,
+      'validation_error',
+    );
+
+    const csv = await agent.get(`/api/verification/jobs/${job.id}/results/download`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="verification-/);
+    const lines = csv.text.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at');
+    expect(lines).toHaveLength(rows.length + 1);
+    const catchAllRow = rows.find((r) => r.email === knownAddress('catchall.test', 0));
+    const catchAllLine = lines.find((l) => l.startsWith(`${catchAllRow.email},`));
+    expect(catchAllLine).toMatch(/^user0@catchall\.test,Catch-All,smtp,"?catch-all: /);
+    expect(catchAllLine?.endsWith(`,catchall.test,mx.catchall.test,${catchAllRow.checkedAt}`)).toBe(true);
+    const invalidOnly = await agent.get(`/api/verification/jobs/${job.id}/results/download?result=Invalid`);
+    expect(invalidOnly.text.trimEnd().split('\r\n')).toHaveLength(count('Invalid') + 1);
+
+    const decision = expectError(await decide(agent, job.id, 'accept_current'), 409, 'invalid_state');
+    expect(decision.details.currentState).toBe('completed');
+    expect(world.totals().dataCommands).toBe(0);
+  });
+
+  it('shows isCatchAll null while a domain is undetermined, then true or false', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(agent, [
+      'user0@slowcatch.test',
+      'nobody0@slowcatch.test',
+      'user0@slowgood.test',
+      'nobody0@slowgood.test',
+    ]);
+    const job = await startJob(agent, listId, 'smtp_only');
+    const early = (await agent.get(`/api/verification/jobs/${job.id}/progress`)).body;
+    expect(early.job).toMatchObject({
+      verificationStage: 'smtp_verifying',
+      processedEmails: 0,
+      coveragePercentage: 0,
+    });
+    expect(early.domainStats.map((d: any) => [d.domain, d.isCatchAll, d.totalEmails])).toEqual([
+      ['slowcatch.test', null, 2],
+      ['slowgood.test', null, 2],
+    ]);
+    const estimate = (await agent.get(`/api/verification/jobs/${job.id}/estimate`)).body;
+    expect(estimate).toMatchObject({
+      totalGapCount: 0,
+      currentCoveragePercentage: 0,
+      projectedCoveragePercentage: 0,
+    });
+
+    await waitForJob(agent, job.id, inStage('completed'));
+    const late = (await agent.get(`/api/verification/jobs/${job.id}/progress`)).body;
+    expect(late.domainStats).toEqual([
+      {
+        domain: 'slowcatch.test',
+        totalEmails: 2,
+        validCount: 0,
+        invalidCount: 0,
+        catchAllCount: 2,
+        unknownCount: 0,
+        isCatchAll: true,
+      },
+      {
+        domain: 'slowgood.test',
+        totalEmails: 2,
+        validCount: 1,
+        invalidCount: 1,
+        catchAllCount: 0,
+        unknownCount: 0,
+        isCatchAll: false,
+      },
+    ]);
+  });
+});
+
+describe('api_only', () => {
+  it('pre-checks for free, sends only the addresses that pass to the provider, and records the spend once each', async () => {
+    const { agent, organizationId } = await h.signup();
+    const list = standardList();
+    provideVerdicts(list);
+    for (const a of list) if (a.expected === 'Valid') zb.fixtures.verdicts.set(a.email, { status: 'valid' });
+    const listId = await listWithEmails(agent, [...list.map((a) => a.email), 'broken@@address']);
+    const rcptsBefore = world.totals().rcpts;
+    const created = await startJob(agent, listId, 'api_only');
+    expect(created.verificationStage).toBe('smtp_verifying');
+    const job = await waitForJob(agent, created.id, inStage('completed'));
+
+    const prechecked = list.filter((a) => ['nullmx.test', 'nomail.test', 'nxdomain.test'].includes(a.domain));
+    const passed = list.filter((a) => !prechecked.includes(a));
+    expect(world.totals().rcpts).toBe(rcptsBefore);
+    expect(sentToProvider().sort()).toEqual(passed.map((a) => a.email).sort());
+
+    const rows = await allResults(agent, job.id);
+    for (const a of prechecked)
+      expect(rows.find((r) => r.email === a.email)).toMatchObject({ result: 'Invalid', source: 'precheck' });
+    for (const a of passed) {
+      const fixture = zb.fixtures.verdicts.get(a.email);
+      const expected = { valid: 'Valid', invalid: 'Invalid' }[fixture?.status as 'valid'] ?? 'Unknown';
+      expect(rows.find((r) => r.email === a.email)).toMatchObject({
+        result: expected,
+        source: 'api',
+        reason: fixture?.status ?? 'unknown',
+      });
+    }
+
+    const spend = await spendRows(h, job.id);
+    expect(spend.map((s) => s.email).sort()).toEqual(passed.map((a) => a.email).sort());
+    expect(spend.every((s) => s.amount_micros === 500 && s.organization_id === organizationId)).toBe(true);
+    expect(job).toMatchObject({
+      totalEmails: list.length + 1,
+      processedEmails: list.length + 1,
+      smtpInvalidCount: prechecked.length + 1,
+      smtpValidCount: 0,
+      smtpUnknownCount: 0,
+      smtpCatchAllCount: 0,
+      apiVerifiedEmails: passed.length,
+      apiCost: (passed.length * 500) / 1_000_000,
+      apiValidCount: rows.filter((r) => r.source === 'api' && r.result === 'Valid').length,
+      apiUnknownCount: rows.filter((r) => r.source === 'api' && r.result === 'Unknown').length,
+    });
+  });
+});
+
+describe('smtp_api_fallback', () => {
+  /** A job of the standard list, waiting for its decision. */
+  async function awaitingJob() {
+    const session = await h.signup();
+    const list = standardList();
+    provideVerdicts(list);
+    const listId = await listWithEmails(
+      session.agent,
+      list.map((a) => a.email),
+    );
+    const created = await startJob(session.agent, listId, 'smtp_api_fallback');
+    expect(created.verificationStage).toBe('smtp_verifying');
+    const job = await waitForJob(session.agent, created.id, inStage('awaiting_decision'));
+    return { ...session, list, listId, job };
+  }
+
+  it('waits with an estimate that agrees with the counts', async () => {
+    const { agent, job, list } = await awaitingJob();
+    const unknown = list.filter((a) => a.expected === 'Unknown').length;
+    const catchAll = list.filter((a) => a.expected === 'Catch-All').length;
+    expect(job).toMatchObject({
+      smtpUnknownCount: unknown,
+      smtpCatchAllCount: catchAll,
+      userDecision: null,
+      decisionMadeAt: null,
+      completedAt: null,
+    });
+    expect(job.smtpCompletedAt).not.toBeNull();
+    expectCountsAgree(job);
+    const estimate = (await agent.get(`/api/verification/jobs/${job.id}/estimate`)).body;
+    expect(estimate).toEqual({
+      jobId: job.id,
+      unknownCount: unknown,
+      catchAllCount: catchAll,
+      totalGapCount: unknown + catchAll,
+      costPerEmail: 0.0005,
+      fillUnknownsCost: (unknown * 500) / 1_000_000,
+      fillCatchAllCost: (catchAll * 500) / 1_000_000,
+      fillAllGapsCost: ((unknown + catchAll) * 500) / 1_000_000,
+      currentCoveragePercentage: job.coveragePercentage,
+      projectedCoveragePercentage: 100,
+    });
+    // 8 of 32 unknown (blocked, silent, refused, servfail), 2 catch-all: exact decimals, 22 of 32 covered.
+    expect([estimate.fillUnknownsCost, estimate.fillCatchAllCost, estimate.fillAllGapsCost]).toEqual([
+      0.004, 0.001, 0.005,
+    ]);
+    expect(job.coveragePercentage).toBe(68.75);
+    const progress = (await agent.get(`/api/verification/jobs/${job.id}/progress`)).body;
+    const sum = (key: string) => progress.domainStats.reduce((n: number, d: any) => n + d[key], 0);
+    expect([sum('unknownCount'), sum('catchAllCount'), sum('totalEmails')]).toEqual([
+      unknown,
+      catchAll,
+      job.totalEmails,
+    ]);
+    expect(sum('validCount') + sum('invalidCount')).toBe(job.smtpValidCount + job.smtpInvalidCount);
+    expect(await decide(agent, job.id, 'accept_current')).toMatchObject({ status: 200 });
+  });
+
+  it('accept_current completes for free, and the GET right after shows it', async () => {
+    const { agent, job } = await awaitingJob();
+    const res = await decide(agent, job.id, 'accept_current');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: job.id,
+      verificationStage: 'completed',
+      userDecision: 'accept_current',
+      decisionMadeAt: expect.any(String),
+    });
+    const after = (await agent.get(`/api/verification/jobs/${job.id}`)).body;
+    expect(after).toMatchObject({
+      verificationStage: 'completed',
+      userDecision: 'accept_current',
+      decisionMadeAt: res.body.decisionMadeAt,
+      apiCost: 0,
+    });
+    expect(after.completedAt).not.toBeNull();
+    expect(zb.requests).toHaveLength(0);
+    expect(await spendRows(h, job.id)).toHaveLength(0);
+    expectError(await decide(agent, job.id, 'fill_all_gaps'), 409, 'invalid_state');
+  });
+
+  for (const [decision, results] of [
+    ['fill_unknowns_only', ['Unknown']],
+    ['fill_catchall_only', ['Catch-All']],
+    ['fill_all_gaps', ['Unknown', 'Catch-All']],
+  ] as const) {
+    it(`${decision} sends only ${results.join(' and ')} addresses to the provider, charged once each`, async () => {
+      const { agent, job, list, listId, organizationId } = await awaitingJob();
+      const chosen = list.filter((a) => (results as readonly string[]).includes(a.expected));
+      // The provider is slow on the first batch, so the job is seen in api_verifying.
+      zb.setMode({ kind: 'delay', ms: 1500 }, 1);
+      const res = await decide(agent, job.id, decision);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        id: job.id,
+        verificationStage: 'api_verifying',
+        userDecision: decision,
+      });
+      const right = (await agent.get(`/api/verification/jobs/${job.id}`)).body;
+      expect(right).toMatchObject({
+        verificationStage: 'api_verifying',
+        userDecision: decision,
+        decisionMadeAt: res.body.decisionMadeAt,
+      });
+      expect(right.processedEmails).toBeLessThan(right.totalEmails);
+
+      const done = await waitForJob(agent, job.id, inStage('completed'));
+      expect(sentToProvider().sort()).toEqual(chosen.map((a) => a.email).sort());
+      const spend = await spendRows(h, job.id);
+      expect(spend.map((s) => s.email)).toEqual(chosen.map((a) => a.email).sort());
+      expect(spend.every((s) => s.organization_id === organizationId)).toBe(true);
+
+      const rows = await allResults(agent, job.id);
+      const bought = rows.filter((r) => r.source === 'api');
+      expect(bought.map((r) => r.email).sort()).toEqual(chosen.map((a) => a.email).sort());
+      const final = (result: string) => rows.filter((r) => r.result === result).length;
+      expect(done).toMatchObject({
+        // SMTP counts stay what SMTP found.
+        smtpUnknownCount: job.smtpUnknownCount,
+        smtpCatchAllCount: job.smtpCatchAllCount,
+        processedEmails: job.totalEmails,
+        apiVerifiedEmails: chosen.length,
+        apiCost: (chosen.length * 500) / 1_000_000,
+        apiValidCount: bought.filter((r) => r.result === 'Valid').length,
+        apiInvalidCount: bought.filter((r) => r.result === 'Invalid').length,
+        apiUnknownCount: bought.filter((r) => r.result === 'Unknown').length,
+        coveragePercentage:
+          Math.round(((final('Valid') + final('Invalid')) / job.totalEmails) * 10_000) / 100,
+      });
+      expect(done.coveragePercentage).toBeGreaterThan(job.coveragePercentage);
+      const estimate = (await agent.get(`/api/verification/jobs/${job.id}/estimate`)).body;
+      expect([estimate.unknownCount, estimate.catchAllCount]).toEqual([final('Unknown'), final('Catch-All')]);
+
+      const leads = await h.sql(`select email, email_status from lead where list_id = ?`, [listId]);
+      for (const lead of leads)
+        expect(lead.email_status).toBe(rows.find((r) => r.email === lead.email).result);
+    });
+  }
+
+  it('takes exactly one of two concurrent decisions; a decision before the SMTP stage ends is a 409', async () => {
+    const early = await h.signup();
+    const slowList = await listWithEmails(early.agent, [
+      'user0@slowgood.test',
+      'nobody0@slowgood.test',
+      'user0@slowcatch.test',
+    ]);
+    const slow = await startJob(early.agent, slowList, 'smtp_api_fallback');
+    const tooEarly = expectError(await decide(early.agent, slow.id, 'fill_all_gaps'), 409, 'invalid_state');
+    expect(tooEarly.details.currentState).toBe('smtp_verifying');
+
+    const { agent, job } = await awaitingJob();
+    const answers = await Promise.all([
+      decide(agent, job.id, 'accept_current'),
+      decide(agent, job.id, 'fill_all_gaps'),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const winner = answers.find((a) => a.status === 200)!.body;
+    const loser = expectError(
+      answers.find((a) => a.status === 409)!,
+      409,
+      'invalid_state',
+    );
+    expect(['completed', 'api_verifying']).toContain(loser.details.currentState);
+    const done = await waitForJob(agent, job.id, inStage('completed'));
+    expect(done.userDecision).toBe(winner.userDecision);
+
+    await waitForJob(early.agent, slow.id, inStage('awaiting_decision'));
+    expect((await decide(early.agent, slow.id, 'accept_current')).status).toBe(200);
+  });
+});
+
+describe('GET /api/verification/jobs', () => {
+  it('lists the organization’s jobs newest first, filtered by list and stage', async () => {
+    const { agent } = await h.signup();
+    const a = await listWithEmails(agent, ['user0@good.test'], 'A');
+    const b = await listWithEmails(agent, ['user1@good.test'], 'B');
+    const first = await startJob(agent, a, 'smtp_only');
+    const second = await startJob(agent, b, 'smtp_only');
+    await waitForJob(agent, first.id, inStage('completed'));
+    await waitForJob(agent, second.id, inStage('completed'));
+
+    const all = (await agent.get('/api/verification/jobs')).body;
+    expect(all).toMatchObject({ total: 2, page: 1, limit: 20, totalPages: 1 });
+    expect(all.data.map((j: any) => j.id)).toEqual([second.id, first.id]);
+    expect(all.data[1]).toMatchObject({ listName: 'A', verificationStage: 'completed', smtpValidCount: 1 });
+    expect((await agent.get(`/api/verification/jobs?listId=${a}`)).body.data.map((j: any) => j.id)).toEqual([
+      first.id,
+    ]);
+    expect(
+      (await agent.get('/api/verification/jobs?verificationStage=awaiting_decision')).body,
+    ).toMatchObject({ total: 0, data: [], totalPages: 0 });
+    expectError(await agent.get('/api/verification/jobs?verificationStage=done'), 400, 'validation_error');
+    expectError(await agent.get('/api/verification/jobs?limit=101'), 400, 'validation_error');
+    expect((await (await h.signup()).agent.get('/api/verification/jobs')).body.total).toBe(0);
+  });
+});
