@@ -2,7 +2,8 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * One token bucket per caller (`key:<apiKeyId>`, `session:<sessionId>`). Kept in PostgreSQL so every API
- * process draws on the same budget; only ever changed by the single upsert in `takeToken`.
+ * process draws on the same budget; only ever changed by the single upsert in `takeToken`. The table is
+ * UNLOGGED (see its migration): buckets are worth no WAL flush, and a crash only refills them.
  */
 export const RateLimitBucket = defineEntity({
   name: 'RateLimitBucket',

@@ -1,0 +1,159 @@
+/**
+ * `npm run bench -- api`: HTTP throughput and latency of `GET /api/external/lists` with a valid API key
+ * (key lookup, rate-limit upsert, a page of 20 lists with lead counts) on a real @hono/node-server on
+ * loopback, next to a bare Hono handler answering the same bytes, measured in the same run. The ratio
+ * is the number that matters: absolute figures depend on the machine.
+ *
+ * Scratch database from TEST_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test);
+ * no Temporal (the client is lazy and never used on this path). Size: BENCH_API_SECONDS per target
+ * (default 10), BENCH_API_CONNECTIONS (default 10); e.g. BENCH_API_SECONDS=2 for a smoke run.
+ */
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Hono } from 'hono';
+import { issueApiKey } from '../src/auth/api-keys.ts';
+import { loadConfig } from '../src/config.ts';
+import { Organization } from '../src/db/entities/index.ts';
+import { initOrm, migrateUp } from '../src/db/orm.ts';
+import { createList } from '../src/db/repos/lists.ts';
+import { insertLeads } from '../src/db/repos/leads.ts';
+import type { LeadInput } from '../src/http/schemas/lead.ts';
+import { createApp } from '../src/http/app.ts';
+import { createTemporalClient } from '../src/temporal/client.ts';
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface Result {
+  requests: Histogram;
+  latency: Histogram;
+  non2xx: number;
+  errors: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+type Autocannon = (options: {
+  url: string;
+  headers?: Record<string, string>;
+  connections: number;
+  duration: number;
+  workers?: number;
+}) => Promise<Result>;
+// autocannon ships no types; this is the slice of its programmatic API used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 10);
+const LISTS = 25;
+const LEADS_PER_LIST = 40;
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function adminExecute(sql: string) {
+  const admin = await MikroORM.init({ clientUrl: ADMIN_URL, entities: [], discovery: { warnWhenNoEntities: false } });
+  try {
+    await admin.em.getConnection().execute(sql);
+  } finally {
+    await admin.close();
+  }
+}
+
+function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<{ server: ServerType; url: string }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
+      resolve({ server, url: `http://127.0.0.1:${info.port}` }),
+    );
+  });
+}
+
+const close = (server: ServerType) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** Load runs in a worker thread, so the servers have this process's event loop to themselves. */
+async function measure(name: string, url: string, headers: Record<string, string>, expectStatus: number) {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: Math.min(2, SECONDS), workers: 1 }); // warm-up
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS, workers: 1 });
+  const statuses = Object.keys(result.statusCodeStats);
+  if (result.errors > 0 || statuses.some((s) => Number(s) !== expectStatus)) {
+    throw new Error(`${name}: expected only ${expectStatus}, got ${JSON.stringify(result.statusCodeStats)} and ${result.errors} errors`);
+  }
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+const dbName = `bench_api_${process.pid}_${Date.now().toString(36)}`;
+const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${dbName}` }).toString();
+await adminExecute(`create database "${dbName}"`);
+const servers: ServerType[] = [];
+try {
+  const config = loadConfig({
+    DATABASE_URL: dbUrl,
+    LOG_LEVEL: 'error',
+    // Every request still runs the token-bucket upsert; the budget is only large enough never to refuse.
+    RATE_LIMIT_BURST: '1000000000',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  });
+  const orm = await initOrm(dbUrl, { pool: { max: config.DATABASE_POOL_MAX } });
+  await migrateUp(orm);
+
+  const em = orm.em.fork();
+  const org = em.create(Organization, { name: 'Bench' });
+  await em.flush();
+  for (let i = 0; i < LISTS; i++) {
+    const list = await createList(em, org.id, { name: `List ${i}`, description: 'bench' });
+    const leads = Array.from({ length: LEADS_PER_LIST }, (_, j) => ({ email: `lead${i}-${j}@bench.test` }) as LeadInput);
+    await insertLeads(em, org.id, list.id, leads, 'api');
+  }
+  const { key } = await issueApiKey(em, { organizationId: org.id, userId: null, name: 'bench', scopes: ['lists:read'], expiresAt: null });
+
+  const temporal = createTemporalClient(config);
+  const app = createApp({ config, orm, temporal });
+  // The load generator stops with requests in flight; the ORM may only close once they are answered.
+  let inFlight = 0;
+  const full = await listen(async (req) => {
+    inFlight++;
+    try {
+      return await app.fetch(req);
+    } finally {
+      inFlight--;
+    }
+  });
+  servers.push(full.server);
+
+  // The bare handler answers exactly the bytes the real route does.
+  const path = '/api/external/lists';
+  const sample = await fetch(`${full.url}${path}`, { headers: { 'X-API-Key': key } });
+  if (sample.status !== 200) throw new Error(`setup: ${sample.status} ${await sample.text()}`);
+  const body = await sample.text();
+  const bare = await listen(new Hono().get(path, (c) => c.body(body, 200, { 'Content-Type': 'application/json' })).fetch);
+  servers.push(bare.server);
+
+  console.log(`GET ${path}: ${CONNECTIONS} connections, ${SECONDS} s per target, ${LISTS} lists (page of 20 with lead counts), ${body.length} bytes`);
+  const rows = [
+    await measure('bare Hono handler', `${bare.url}${path}`, {}, 200),
+    await measure('app, malformed key (401, no DB)', `${full.url}${path}`, { 'X-API-Key': 'lek_malformed' }, 401),
+    await measure('app, valid key (200)', `${full.url}${path}`, { 'X-API-Key': key }, 200),
+  ];
+  const [baseline] = rows;
+  console.table(
+    rows.map((r) => ({
+      target: r.name,
+      'req/s': Math.round(r.rps),
+      'p50 ms': r.p50,
+      'p99 ms': r.p99,
+      'throughput vs bare': `${((r.rps / baseline!.rps) * 100).toFixed(1)} %`,
+    })),
+  );
+  const keyed = rows[2]!;
+  console.log(
+    `ratio bare/app with key: ${(baseline!.rps / keyed.rps).toFixed(1)}× the throughput; p50 ${keyed.p50} ms vs ${baseline!.p50} ms, p99 ${keyed.p99} ms vs ${baseline!.p99} ms`,
+  );
+
+  await Promise.all(servers.splice(0).map(close));
+  while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  await temporal.connection.close();
+  await orm.close();
+} finally {
+  await Promise.all(servers.map(close));
+  await adminExecute(`drop database if exists "${dbName}" with (force)`);
+}
