@@ -86,7 +86,8 @@ export async function startHarness(
     },
     async stop() {
       if (worker && running) {
-        worker.shutdown();
+        // A test may already have shut the worker down (to hand its jobs to another worker).
+        if (worker.getState() === 'RUNNING') worker.shutdown();
         await running;
         await closeWorkerConnection();
       }

@@ -67,6 +67,13 @@ export async function upload(agent: Agent, form: FormData): Promise<any> {
   return res.body.job;
 }
 
+/** A letters-only name per row number (profile titles keep no digits in names). */
+export function personOf(i: number) {
+  let tag = '';
+  for (let n = i; n > 0; n = Math.floor((n - 1) / 26)) tag = String.fromCharCode(97 + ((n - 1) % 26)) + tag;
+  return { firstName: `Ann${tag}`, lastName: `Lee${tag}` };
+}
+
 /** `n` company rows; every `foundEvery`-th one has a profile on the Serper stand-in. */
 export function companyRows(n: number, foundEvery: number, serper: ProviderServers['serper'], tag: string) {
   const lines = ['company,title'];
@@ -81,7 +88,7 @@ export function companyRows(n: number, foundEvery: number, serper: ProviderServe
       found.add(i);
       serper.fixtures.results.set(q, [
         { title: `${tag} Blog ${i}`, link: `https://blog.example.test/${i}` },
-        { title: `First${i} Last${i} - VP Sales - ${company} | LinkedIn`, link: `https://de.linkedin.com/in/${tag}-person-${i}/?trk=x` },
+        { title: `${personOf(i).firstName} ${personOf(i).lastName} - VP Sales - ${company} | LinkedIn`, link: `https://de.linkedin.com/in/${tag}-person-${i}/?trk=x` },
       ]);
     }
   }

@@ -1,0 +1,263 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Agent, expectError } from '../support/agent.ts';
+import type { Harness } from '../support/harness.ts';
+import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
+import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForStatus } from '../support/scrape.ts';
+
+let servers: ProviderServers;
+let h: Harness;
+let agent: Agent;
+beforeAll(async () => {
+  servers = await startProviderServers();
+  h = await startScrapeHarness(servers);
+  ({ agent } = await h.signup());
+});
+afterEach(() => servers.resetAll());
+afterAll(async () => {
+  await h.stop();
+  await servers.close();
+});
+
+const counters = async (jobId: string) =>
+  (await h.sql('select status, completed_items as "completed", found_items as "found" from scrape_job where id = ?', [jobId]))[0] as {
+    status: string;
+    completed: number;
+    found: number;
+  };
+
+/** How many searches of `queries` reached the stand-in so far. */
+const searchesOf = (queries: Set<string>) => servers.serper.requests.filter((r) => queries.has((r.body as { q: string }).q)).length;
+
+/** Every item settled once, counters equal to the items, each query searched exactly `times`. */
+async function expectExactlyOnce(jobId: string, rows: ReturnType<typeof companyRows>) {
+  const job = await jobOf(agent, jobId);
+  expect(job).toMatchObject({ status: 'completed', totalItems: rows.queries.length, completedItems: rows.queries.length, foundItems: rows.found.size });
+  const found = job.items.filter((i: { status: string }) => i.status === 'found').map((i: { rowNumber: number }) => i.rowNumber);
+  expect(new Set(found)).toEqual(rows.found);
+  expect(job.items.every((i: { status: string }) => i.status === 'found' || i.status === 'not_found')).toBe(true);
+  const counts = queryCounts(servers.serper.requests);
+  const wrong = rows.queries.filter((q) => counts.get(q) !== 1);
+  expect(wrong).toEqual([]);
+}
+
+describe('scrape workflow: pause and resume', () => {
+  it('pauses within seconds at random moments, never moves while paused, and searches every item exactly once', async () => {
+    servers.serper.setMode({ kind: 'delay', ms: 15 });
+    const rows = companyRows(400, 3, servers.serper, 'pr');
+    const queries = new Set(rows.queries);
+    const job = await upload(agent, scrapeForm(rows.csv));
+
+    let pauses = 0;
+    for (let cycle = 0; cycle < 30; cycle++) {
+      await sleep(50 + Math.floor(Math.random() * 350));
+      const paused = await agent.post(`/api/scrape/jobs/${job.id}/pause`);
+      if (paused.status === 409) {
+        expect(paused.body.error.details.currentState).toBe('completed');
+        break;
+      }
+      expect(paused.status).toBe(200);
+      expect(paused.body).toMatchObject({ id: job.id, status: 'paused' });
+      expect(paused.body.items).toBeUndefined();
+      pauses++;
+
+      // The searches already under way finish; then nothing moves until resume.
+      let last = -1;
+      const settled = await waitFor(
+        async () => {
+          const now = { ...(await counters(job.id)), searches: searchesOf(queries) };
+          const stable = now.searches === last;
+          last = now.searches;
+          return { ...now, stable };
+        },
+        (v) => v.stable,
+        10_000,
+        400,
+      );
+      await sleep(300 + Math.floor(Math.random() * 400));
+      const still = await counters(job.id);
+      expect(still.completed).toBe(settled.completed);
+      expect(searchesOf(queries)).toBe(settled.searches);
+      if (still.status === 'completed') break;
+      expect(still.status).toBe('paused');
+
+      const resumed = await agent.post(`/api/scrape/jobs/${job.id}/resume`);
+      expect(resumed.status).toBe(200);
+      expect(resumed.body.status).toBe('processing');
+    }
+    expect(pauses).toBeGreaterThanOrEqual(2);
+    await waitForStatus(agent, job.id, ['completed']);
+    await expectExactlyOnce(job.id, rows);
+  });
+
+  it('answers 409 invalid_state with the current status where pause or resume is not allowed', async () => {
+    const rows = companyRows(3, 1, servers.serper, 'st');
+    const job = await upload(agent, scrapeForm(rows.csv));
+    await waitForStatus(agent, job.id, ['completed']);
+    expect(expectError(await agent.post(`/api/scrape/jobs/${job.id}/pause`), 409, 'invalid_state').details).toEqual({ currentState: 'completed' });
+    expect(expectError(await agent.post(`/api/scrape/jobs/${job.id}/resume`), 409, 'invalid_state').details).toEqual({ currentState: 'completed' });
+
+    servers.serper.setMode({ kind: 'delay', ms: 200 });
+    const slow = await upload(agent, scrapeForm(companyRows(50, 5, servers.serper, 'st2').csv));
+    await waitForStatus(agent, slow.id, ['processing']);
+    expect(expectError(await agent.post(`/api/scrape/jobs/${slow.id}/resume`), 409, 'invalid_state').details).toEqual({ currentState: 'processing' });
+    expect((await agent.post(`/api/scrape/jobs/${slow.id}/pause`)).status).toBe(200);
+    expect(expectError(await agent.post(`/api/scrape/jobs/${slow.id}/pause`), 409, 'invalid_state').details).toEqual({ currentState: 'paused' });
+  });
+
+  it("answers 404 for another organization's job and 400 for a malformed id", async () => {
+    const job = await upload(agent, scrapeForm('company\nAcme\n'));
+    const { agent: other } = await h.signup();
+    for (const action of ['pause', 'resume', 'sync']) {
+      expectError(await other.post(`/api/scrape/jobs/${job.id}/${action}`), 404, 'not_found');
+      expectError(await agent.post(`/api/scrape/jobs/not-a-uuid/${action}`), 400, 'validation_error');
+    }
+  });
+});
+
+describe('scrape workflow: a job paused before it starts', () => {
+  it('pauses from pending, and a worker that starts later holds it until resume', async () => {
+    const queue = `scrape-late-${Date.now()}`;
+    const { startHarness } = await import('../support/harness.ts');
+    const api = await startHarness({ env: { TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '100000' } });
+    let worker: Harness | null = null;
+    try {
+      const { agent: own } = await api.signup();
+      const rows = companyRows(20, 2, servers.serper, 'late');
+      const job = await upload(own, scrapeForm(rows.csv));
+      expect(job.status).toBe('pending');
+      expect((await own.post(`/api/scrape/jobs/${job.id}/pause`)).body.status).toBe('paused');
+
+      worker = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
+      // The workflow runs now, but holds: nothing is searched while the job is paused.
+      await waitFor(
+        async () => (await api.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory()).events?.length ?? 0,
+        (n) => n >= 3,
+        30_000,
+      );
+      await sleep(1_000);
+      expect((await jobOf(own, job.id)).completedItems).toBe(0);
+      expect(searchesOf(new Set(rows.queries))).toBe(0);
+
+      expect((await own.post(`/api/scrape/jobs/${job.id}/resume`)).body.status).toBe('processing');
+      await waitForStatus(own, job.id, ['completed']);
+      const done = await jobOf(own, job.id);
+      expect(done).toMatchObject({ completedItems: 20, foundItems: 10 });
+    } finally {
+      await worker?.stop();
+      await api.stop();
+    }
+  });
+});
+
+describe('scrape workflow: provider failures', () => {
+  it('fails the job with a clear reason when the provider rejects the key (default adapter wiring)', async () => {
+    const bad = await startScrapeHarness(servers, { SERPER_API_KEY: 'wrong-key' }, false);
+    try {
+      const { agent: own } = await bad.signup();
+      const job = await upload(own, scrapeForm('company\nAcme\nGlobex\n'));
+      const failed = await waitForStatus(own, job.id, ['failed', 'completed']);
+      expect(failed.status).toBe('failed');
+      expect(failed.failureReason).toMatch(/search provider rejected the credentials/i);
+      expect(failed.failureReason).not.toContain('wrong-key');
+      expect(failed.completedAt).not.toBeNull();
+      expect(failed.completedItems).toBe(0);
+      expectError(await own.post(`/api/scrape/jobs/${job.id}/pause`), 409, 'invalid_state');
+      await expect(bad.temporal.workflow.getHandle(`scrape-${job.id}`).result()).rejects.toThrow();
+    } finally {
+      await bad.stop();
+    }
+  });
+
+  it('fails the job when the key is revoked while it runs (Brave answers 422 SUBSCRIPTION_TOKEN_INVALID)', async () => {
+    const brave = await startScrapeHarness(servers, { SEARCH_PROVIDER: 'brave' });
+    try {
+      const { agent: own } = await brave.signup();
+      servers.brave.setMode({ kind: 'bad-key' });
+      const job = await upload(own, scrapeForm('company\nAcme\n'));
+      const failed = await waitForStatus(own, job.id, ['failed', 'completed']);
+      expect(failed).toMatchObject({ status: 'failed' });
+      expect(failed.failureReason).toContain('SUBSCRIPTION_TOKEN_INVALID');
+    } finally {
+      await brave.stop();
+    }
+  });
+
+  // Twelve bad answers: the four searches in flight each exhaust their three in-call attempts, so the
+  // activity fails and Temporal retries it (a rate limit after the provider's Retry-After).
+  it.each([
+    ['429 with Retry-After', { kind: 'rate-limited', retryAfter: '1' }],
+    ['503', { kind: 'server-error', status: 503 }],
+    ['timeouts', { kind: 'delay', ms: 2_500 }],
+  ] as const)('retries %s through Temporal with backoff and completes every item', async (label, mode) => {
+    const rows = companyRows(12, 2, servers.serper, `flaky${label.length}`);
+    servers.serper.setMode(mode, 12);
+    const job = await upload(agent, scrapeForm(rows.csv));
+    await waitForStatus(agent, job.id, ['completed', 'failed'], 120_000);
+    expect(await jobOf(agent, job.id)).toMatchObject({ status: 'completed', completedItems: 12, foundItems: 6 });
+    const counts = queryCounts(servers.serper.requests);
+    expect(rows.queries.filter((q) => !counts.get(q))).toEqual([]);
+    const { events } = await h.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory();
+    const attempts = (events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0);
+    expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('searches with Brave when SEARCH_PROVIDER=brave (highlight markup stripped from titles)', async () => {
+    const brave = await startScrapeHarness(servers, { SEARCH_PROVIDER: 'brave' });
+    try {
+      const { agent: own } = await brave.signup();
+      servers.brave.fixtures.results.set('site:linkedin.com/in "Pied Piper" "CEO"', [
+        { title: 'Richard Hendricks - CEO - <strong>Pied Piper</strong> | LinkedIn', url: 'https://www.linkedin.com/in/richard-hendricks' },
+      ]);
+      const job = await upload(own, scrapeForm('company,title\nPied Piper,CEO\n'));
+      await waitForStatus(own, job.id, ['completed']);
+      expect((await jobOf(own, job.id)).items[0]).toMatchObject({
+        status: 'found',
+        firstName: 'Richard',
+        lastName: 'Hendricks',
+        company: 'Pied Piper',
+        networkUrl: 'https://www.linkedin.com/in/richard-hendricks',
+      });
+      expect(servers.brave.requests.some((r) => r.query.q === 'site:linkedin.com/in "Pied Piper" "CEO"')).toBe(true);
+    } finally {
+      await brave.stop();
+    }
+  });
+});
+
+describe('scrape workflow: worker restarts', () => {
+  it('continues on another worker after the first one is shut down mid-job, each item settled exactly once', async () => {
+    const queue = `scrape-restart-${Date.now()}`;
+    servers.serper.setMode({ kind: 'delay', ms: 20 });
+    const first = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
+    let second: Harness | null = null;
+    try {
+      const { agent: own } = await first.signup();
+      const rows = companyRows(300, 4, servers.serper, 'restart');
+      const job = await upload(own, scrapeForm(rows.csv));
+      await waitFor(() => counters(job.id), (c) => c.completed >= 40, 60_000);
+      first.worker!.shutdown();
+      await waitFor(async () => first.worker!.getState(), (state) => state === 'STOPPED', 30_000);
+      const atStop = (await counters(job.id)).completed;
+      expect(atStop).toBeLessThan(300);
+
+      second = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
+      await waitForStatus(own, job.id, ['completed'], 180_000);
+      const done = await jobOf(own, job.id);
+      expect(done).toMatchObject({ completedItems: 300, foundItems: rows.found.size });
+      const settled = await first.sql(
+        `select count(*)::int as n, count(*) filter (where status = 'found')::int as found, count(*) filter (where processed_at is null)::int as open
+         from scrape_item where job_id = ?`,
+        [job.id],
+      );
+      expect(settled[0]).toEqual({ n: 300, found: rows.found.size, open: 0 });
+      // A search under way at the shutdown may be repeated; none is skipped.
+      const counts = queryCounts(servers.serper.requests);
+      expect(rows.queries.filter((q) => !counts.get(q))).toEqual([]);
+      expect(rows.queries.filter((q) => (counts.get(q) ?? 0) > 1).length).toBeLessThanOrEqual(4);
+    } finally {
+      await second?.stop();
+      await first.stop();
+    }
+  });
+});
