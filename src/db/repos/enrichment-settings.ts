@@ -42,7 +42,11 @@ export async function loadProviderSettings(em: EntityManager, organizationId: st
   }).sort(byOrder);
 }
 
-/** Applies the updates (unlisted providers and omitted properties keep their values) and returns the new settings. */
+/**
+ * Applies the updates and returns the new settings. A provider given a priority moves to that position of
+ * the waterfall (1 = first) and the others keep their relative order; priorities are stored as the
+ * resulting positions 1..n. Unlisted providers and omitted properties keep their values.
+ */
 export async function saveProviderSettings(
   em: EntityManager,
   organizationId: string,
@@ -50,28 +54,24 @@ export async function saveProviderSettings(
   box: SecretBox,
 ): Promise<StoredProviderSetting[]> {
   const current = await loadProviderSettings(em, organizationId);
-  const next = current.map((setting) => {
-    const update = updates.find((u) => u.provider === setting.provider);
-    if (!update) return setting;
+  const moving = updates.flatMap((u) => (u.priority === undefined ? [] : [{ provider: u.provider, priority: u.priority }]));
+  const order = current.map((s) => s.provider).filter((provider) => !moving.some((m) => m.provider === provider));
+  for (const m of [...moving].sort((a, b) => a.priority - b.priority)) order.splice(Math.min(m.priority - 1, order.length), 0, m.provider);
+
+  const next = order.map((provider, index): StoredProviderSetting => {
+    const setting = current.find((s) => s.provider === provider)!;
+    const update = updates.find((u) => u.provider === provider);
     let apiKeyCiphertext = setting.apiKeyCiphertext;
-    if (update.apiKey === null) apiKeyCiphertext = null;
-    else if (update.apiKey !== undefined) apiKeyCiphertext = box.encrypt(update.apiKey, apiKeyContext(organizationId, setting.provider));
-    return {
-      provider: setting.provider,
-      enabled: update.enabled ?? setting.enabled,
-      priority: update.priority ?? setting.priority,
-      apiKeyCiphertext,
-    };
+    if (update?.apiKey === null) apiKeyCiphertext = null;
+    else if (update?.apiKey !== undefined) apiKeyCiphertext = box.encrypt(update.apiKey, apiKeyContext(organizationId, provider));
+    return { provider, enabled: update?.enabled ?? setting.enabled, priority: index + 1, apiKeyCiphertext };
   });
-  const changed = next.filter((setting) => updates.some((u) => u.provider === setting.provider));
-  for (const s of changed) {
-    await em.execute(
-      `insert into enrichment_provider_setting (id, organization_id, provider, enabled, priority, api_key_ciphertext, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, now(), now())
-       on conflict (organization_id, provider) do update
-       set enabled = excluded.enabled, priority = excluded.priority, api_key_ciphertext = excluded.api_key_ciphertext, updated_at = now()`,
-      [newId(), organizationId, s.provider, s.enabled, s.priority, s.apiKeyCiphertext],
-    );
-  }
-  return next.sort(byOrder);
+  await em.execute(
+    `insert into enrichment_provider_setting (id, organization_id, provider, enabled, priority, api_key_ciphertext, created_at, updated_at)
+     values ${next.map(() => '(?, ?, ?, ?, ?, ?, now(), now())').join(', ')}
+     on conflict (organization_id, provider) do update
+     set enabled = excluded.enabled, priority = excluded.priority, api_key_ciphertext = excluded.api_key_ciphertext, updated_at = now()`,
+    next.flatMap((s) => [newId(), organizationId, s.provider, s.enabled, s.priority, s.apiKeyCiphertext]),
+  );
+  return next;
 }

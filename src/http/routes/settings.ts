@@ -24,7 +24,9 @@ export const settingsRoutes = createRouter()
       path: '/enrichment-providers',
       tags: ['settings'],
       summary: 'Set the waterfall order, enabled flags and the organization’s own provider keys',
-      description: 'Providers not listed, and properties left out, keep their values. Keys are stored encrypted (AES-256-GCM).',
+      description:
+        'Providers not listed, and properties left out, keep their values. A priority moves the provider to that position. ' +
+        'Keys are stored encrypted (AES-256-GCM) and never returned.',
       request: { body: { required: true, ...json(ProviderSettingsUpdateSchema) } },
       responses: { 200: { description: 'The providers after the change', ...json(ProviderSettingsSchema) } },
       errors: ['validation_error'],

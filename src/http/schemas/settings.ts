@@ -25,7 +25,13 @@ export const ProviderSettingsUpdateSchema = z
           .object({
             provider: z.enum(ENRICHMENT_PROVIDERS),
             enabled: z.boolean().optional(),
-            priority: z.number().int().min(1).max(100).optional(),
+            priority: z
+              .number()
+              .int()
+              .min(1)
+              .max(100)
+              .optional()
+              .openapi({ description: 'Moves the provider to this position of the waterfall (1 = first); the others keep their order' }),
             apiKey: z
               .string()
               .trim()
