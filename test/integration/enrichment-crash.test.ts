@@ -1,6 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { enrichmentActivities } from '../../activities/enrichment.ts';
+import { enrichmentActivities, type BatchStep } from '../../activities/enrichment.ts';
 import { createActivityDeps } from '../../activities/deps.ts';
 import { createBulkJob, listSnapshot } from '../../src/db/repos/enrichment-jobs.ts';
 import { chargesOf, eventually, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
@@ -140,7 +140,7 @@ describe('enrichBulkBatch activity', () => {
     const env = new MockActivityEnvironment();
     await env.run(activities.beginBulkEnrichment, { jobId: job.id });
 
-    const first = await env.run(activities.enrichBulkBatch, { jobId: job.id, after: null });
+    const first = (await env.run(activities.enrichBulkBatch, { jobId: job.id, after: null })) as BatchStep;
     expect(first).toEqual({ cursor: leadIds[BATCH - 1], done: false });
     const afterFirst = await ledgerOf(h, organizationId);
 
