@@ -1,0 +1,123 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
+import { expectError } from '../support/agent.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import {
+  type MailWorld,
+  standardAddressList,
+  standardWorld,
+  startMailWorld,
+} from '../support/mail-world/index.ts';
+import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import {
+  allResults,
+  inStage,
+  listWithEmails,
+  mailWorldEnv,
+  spendRows,
+  startJob,
+  waitForJob,
+} from '../support/verification.ts';
+
+let world: MailWorld;
+let zb: ZeroBounceServer;
+let h: Harness;
+
+beforeAll(async () => {
+  world = await startMailWorld(standardWorld());
+  zb = await startZeroBounceServer();
+  h = await startHarness({
+    worker: true,
+    env: {
+      ...mailWorldEnv(world),
+      VERIFICATION_DECISION_TIMEOUT: '3s',
+      ZEROBOUNCE_API_KEY: zb.apiKey,
+      ZEROBOUNCE_BASE_URL: zb.url,
+      ZEROBOUNCE_BULK_BASE_URL: zb.url,
+    },
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  await zb?.close();
+  await world?.stop();
+});
+beforeEach(() => zb.reset());
+
+describe('verification workflow', () => {
+  it('runs as verification-<jobId> with OrganizationId, JobKind and ListId search attributes', async () => {
+    const { agent, organizationId } = await h.signup();
+    const listId = await listWithEmails(agent, ['user0@good.test']);
+    const job = await startJob(agent, listId, 'smtp_only');
+    await waitForJob(agent, job.id, inStage('completed'));
+    const description = await h.temporal.workflow.getHandle(`verification-${job.id}`).describe();
+    expect(description.type).toBe('verificationWorkflow');
+    expect(description.status.name).toBe('COMPLETED');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.OrganizationId)).toBe(organizationId);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.JobKind)).toBe('verification');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.ListId)).toBe(listId);
+  });
+
+  it('treats no decision within VERIFICATION_DECISION_TIMEOUT as accept_current', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(
+      agent,
+      standardAddressList(32).map((a) => a.email),
+    );
+    const created = await startJob(agent, listId, 'smtp_api_fallback');
+    const waiting = await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    expect(waiting.userDecision).toBeNull();
+    const done = await waitForJob(agent, created.id, inStage('completed'));
+    expect(done).toMatchObject({
+      userDecision: 'accept_current',
+      apiVerifiedEmails: 0,
+      apiCost: 0,
+      smtpUnknownCount: waiting.smtpUnknownCount,
+      coveragePercentage: waiting.coveragePercentage,
+    });
+    expect(Date.parse(done.decisionMadeAt)).toBeGreaterThanOrEqual(Date.parse(waiting.smtpCompletedAt));
+    expect(done.completedAt).not.toBeNull();
+    expect(zb.requests).toHaveLength(0);
+    expect(await spendRows(h, created.id)).toHaveLength(0);
+    const late = expectError(
+      await agent.post(`/api/verification/jobs/${created.id}/decision`, { decision: 'fill_all_gaps' }),
+      409,
+      'invalid_state',
+    );
+    expect(late.details.currentState).toBe('completed');
+  });
+
+  for (const [what, emails] of [
+    ['validate (one address)', ['user0@good.test']],
+    ['validatebatch', ['user0@good.test', 'user1@good.test', 'nobody0@good.test', 'user0@nomail.test']],
+  ] as const) {
+    it(`fails the job with the provider's reason when ZeroBounce refuses the key on ${what}, without retrying or charging`, async () => {
+      const { agent } = await h.signup();
+      const listId = await listWithEmails(agent, [...emails]);
+      zb.setMode({ kind: 'bad-key' });
+      const created = await startJob(agent, listId, 'api_only');
+      const failed = await waitForJob(agent, created.id, inStage('failed', 'completed'));
+      expect(failed.verificationStage).toBe('failed');
+      expect(failed.failureReason).toMatch(/zerobounce rejected the API key: Invalid API key/i);
+      expect(failed.failureReason).not.toContain(zb.apiKey);
+      expect(failed).toMatchObject({ apiVerifiedEmails: 0, apiCost: 0, completedAt: null });
+      // HTTP 200 with an error body, asked once: a bad key is not retried.
+      expect(zb.requests).toHaveLength(1);
+      expect(await spendRows(h, created.id)).toHaveLength(0);
+      const rows = await allResults(agent, created.id);
+      // What the free pre-check found stands; what waited for the provider has no result.
+      for (const row of rows) expect(row.result).toBe(row.email.endsWith('@nomail.test') ? 'Invalid' : null);
+      const description = await h.temporal.workflow.getHandle(`verification-${created.id}`).describe();
+      expect(description.status.name).toBe('FAILED');
+
+      // A failed job does not hold the list: it can be verified again once the key works.
+      zb.setMode({ kind: 'normal' });
+      const again = await startJob(agent, listId, 'api_only');
+      await waitForJob(agent, again.id, inStage('completed'));
+      expect(await spendRows(h, again.id)).toHaveLength(
+        emails.filter((e) => e.endsWith('@good.test')).length,
+      );
+    });
+  }
+});
