@@ -21,6 +21,10 @@ import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import type { LeadInput } from '../src/http/schemas/lead.ts';
 import { createApp } from '../src/http/app.ts';
+import type { AppEnv } from '../src/http/env.ts';
+import { handleError } from '../src/http/error-handler.ts';
+import { requireApiKey } from '../src/http/middleware/api-key.ts';
+import { requestContext } from '../src/http/middleware/request-context.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 
 interface Histogram {
@@ -110,14 +114,15 @@ try {
   const app = createApp({ config, orm, temporal });
   // The load generator stops with requests in flight; the ORM may only close once they are answered.
   let inFlight = 0;
-  const full = await listen(async (req) => {
+  const tracked = (fetch: (req: Request) => Response | Promise<Response>) => async (req: Request) => {
     inFlight++;
     try {
-      return await app.fetch(req);
+      return await fetch(req);
     } finally {
       inFlight--;
     }
-  });
+  };
+  const full = await listen(tracked(app.fetch));
   servers.push(full.server);
 
   // The bare handler answers exactly the bytes the real route does.
@@ -125,13 +130,20 @@ try {
   const sample = await fetch(`${full.url}${path}`, { headers: { 'X-API-Key': key } });
   if (sample.status !== 200) throw new Error(`setup: ${sample.status} ${await sample.text()}`);
   const body = await sample.text();
-  const bare = await listen(new Hono().get(path, (c) => c.body(body, 200, { 'Content-Type': 'application/json' })).fetch);
+  const json = { 'Content-Type': 'application/json' };
+  const bare = await listen(new Hono().get(path, (c) => c.body(body, 200, json)).fetch);
   servers.push(bare.server);
+  // The key check and rate-limit upsert alone, in front of the same canned answer: what authentication costs.
+  const authOnlyApp = new Hono<AppEnv>().use('*', requestContext({ config, orm, temporal }));
+  authOnlyApp.get(path, requireApiKey(['lists:read']), (c) => c.body(body, 200, json)).onError(handleError);
+  const authOnly = await listen(tracked(authOnlyApp.fetch));
+  servers.push(authOnly.server);
 
   console.log(`GET ${path}: ${CONNECTIONS} connections, ${SECONDS} s per target, ${LISTS} lists (page of 20 with lead counts), ${body.length} bytes`);
   const rows = [
     await measure('bare Hono handler', `${bare.url}${path}`, {}, 200),
     await measure('app, malformed key (401, no DB)', `${full.url}${path}`, { 'X-API-Key': 'lek_malformed' }, 401),
+    await measure('key check + rate limit, canned body', `${authOnly.url}${path}`, { 'X-API-Key': key }, 200),
     await measure('app, valid key (200)', `${full.url}${path}`, { 'X-API-Key': key }, 200),
   ];
   const [baseline] = rows;
@@ -144,7 +156,7 @@ try {
       'throughput vs bare': `${((r.rps / baseline!.rps) * 100).toFixed(1)} %`,
     })),
   );
-  const keyed = rows[2]!;
+  const keyed = rows[3]!;
   console.log(
     `ratio bare/app with key: ${(baseline!.rps / keyed.rps).toFixed(1)}× the throughput; p50 ${keyed.p50} ms vs ${baseline!.p50} ms, p99 ${keyed.p99} ms vs ${baseline!.p99} ms`,
   );

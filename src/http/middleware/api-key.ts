@@ -24,13 +24,7 @@ export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEn
     const check = await checkApiKey(c.var.em, c.req.header(API_KEY_HEADER));
     if (!check.ok) throw new ApiError('unauthorized', REFUSALS[check.reason], { reason: check.reason });
     const { apiKey } = check;
-    c.set('principal', {
-      kind: 'api_key',
-      organizationId: apiKey.organization.id,
-      userId: null,
-      apiKeyId: apiKey.id,
-      scopes: apiKey.scopes as Scope[],
-    });
+    c.set('principal', { kind: 'api_key', organizationId: apiKey.organizationId, userId: null, apiKeyId: apiKey.id, scopes: apiKey.scopes });
     await enforceRateLimit(c, `key:${apiKey.id}`);
     await recordApiKeyUse(c.var.em, apiKey);
     if (!scopes.some((scope) => apiKey.scopes.includes(scope))) {
