@@ -5,8 +5,11 @@ import { deliverFinds, lockOrganization } from './settle.ts';
 import { prepareWaterfall, type EnrichmentServices } from './services.ts';
 import { runWaterfall, type PersonFacts, type WaterfallResult } from './waterfall.ts';
 
-/** Leads of one batch looked up at the same time (provider rate limits still apply per worker). */
-const LEAD_CONCURRENCY = 10;
+/**
+ * Leads of one batch looked up at the same time. Many at once lets the email checker probe the addresses
+ * of one domain in one SMTP session; provider rate limits and the prober's connection limits still apply.
+ */
+const LEAD_CONCURRENCY = 50;
 
 export interface BatchInput {
   jobId: string;

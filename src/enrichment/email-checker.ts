@@ -74,8 +74,8 @@ export class EmailChecker {
 
   async #drain(domain: string, queue: DomainQueue): Promise<void> {
     queue.running = true;
-    // Let the addresses asked for in the same turn join the first session.
-    await Promise.resolve();
+    // Let the addresses asked for in this turn of the event loop join the first session.
+    await new Promise((resolve) => setImmediate(resolve));
     while (queue.waiting.size > 0) {
       const batch = queue.waiting;
       queue.waiting = new Map();
