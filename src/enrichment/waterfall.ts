@@ -130,10 +130,10 @@ export async function runWaterfall(input: WaterfallInput, chain: readonly ChainL
     if (!profile) continue;
     found = true;
     person = mergeFacts(person, profile);
-    for (const field of missing) {
-      const value = await verifiedValue(field, profile, checker);
-      if (value !== undefined) values[field] = value;
-    }
+    const verified = await Promise.all(missing.map((field) => verifiedValue(field, profile, checker)));
+    missing.forEach((field, i) => {
+      if (verified[i] !== undefined) values[field] = verified[i];
+    });
   }
   return { found, person, values };
 }

@@ -167,3 +167,24 @@ describe('enrichBulkBatch activity', () => {
     expect(ledger.sum).toBe(ledger.balance);
   });
 });
+
+describe('settleEnrichmentProfile activity', () => {
+  it('charges a single enrichment once and answers the same when retried', async () => {
+    const { organizationId } = await h.signup({ credits: 10 });
+    const activities = enrichmentActivities(withFastProviders(createActivityDeps(h.config, h.orm)));
+    const url = world.profile('settle-twice');
+    world.providers.pdl.fixtures.people.set(url, { first_name: 'Sam', work_email: world.mailbox(MAIL.company), mobile_phone: nextPhone() });
+    const input = { requestId: crypto.randomUUID(), organizationId, networkUrl: url };
+    const env = new MockActivityEnvironment();
+    const lookup = (await env.run(activities.lookupEnrichmentProfile, input)) as Awaited<ReturnType<typeof activities.lookupEnrichmentProfile>>;
+    const settle = () => env.run(activities.settleEnrichmentProfile, { ...input, lookup });
+    const [first, concurrent] = await Promise.all([settle(), settle()]);
+    const retried = await settle();
+    expect(first).toMatchObject({ success: true, creditsUsed: 3, withheld: [] });
+    expect(concurrent).toEqual(first);
+    expect(retried).toEqual(first);
+    const ledger = await ledgerOf(h, organizationId);
+    expect([...chargesOf(ledger.rows).keys()].sort()).toEqual([`enrich:${input.requestId}:phone`, `enrich:${input.requestId}:workEmail`]);
+    expect(ledger.balance).toBe(7);
+  });
+});
