@@ -26,11 +26,6 @@ export function estimateCredits(leads: number, fields: readonly EnrichmentField[
   return leads * creditsPerProfile(fields);
 }
 
-/** Credits for the data actually delivered. */
-export function creditsFor(paid: readonly EnrichmentField[]): number {
-  return paid.reduce((sum, field) => sum + CREDIT_PRICES[field], 0);
-}
-
 /** Enrichment providers, in the default waterfall order, with the kind of data each one sells (CONTRACT §6). */
 export const ENRICHMENT_PROVIDERS = ['pdl', 'hunter', 'lusha'] as const;
 export type EnrichmentProviderId = (typeof ENRICHMENT_PROVIDERS)[number];

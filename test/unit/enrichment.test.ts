@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox, SecretDecryptionError } from '../../src/crypto/secret-box.ts';
 import { mergeCacheEntry, type CachedProfile } from '../../src/db/repos/enriched-profiles.ts';
-import { creditsFor, creditsPerProfile, estimateCredits, orderedFields } from '../../src/domain/enrichment.ts';
+import { CREDIT_PRICES, creditsPerProfile, estimateCredits, orderedFields } from '../../src/domain/enrichment.ts';
 import { EmailChecker } from '../../src/enrichment/email-checker.ts';
 import { domainFromWebsite } from '../../src/enrichment/waterfall.ts';
 import type { EnrichmentProvider } from '../../src/providers/enrichment/index.ts';
@@ -11,8 +11,8 @@ describe('credit rules', () => {
   it('prices 1 per email and 2 per phone, in charging order', () => {
     expect(creditsPerProfile(['workEmail', 'personalEmail', 'phone'])).toBe(4);
     expect(creditsPerProfile(['phone', 'phone'])).toBe(2);
-    expect(creditsFor(['personalEmail'])).toBe(1);
-    expect(creditsFor([])).toBe(0);
+    expect(CREDIT_PRICES).toEqual({ workEmail: 1, personalEmail: 1, phone: 2 });
+    expect(creditsPerProfile([])).toBe(0);
     expect(orderedFields(['phone', 'workEmail', 'phone'])).toEqual(['workEmail', 'phone']);
   });
 
