@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItem } from '../src/db/repos/scrape-items.ts';
+import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItems } from '../src/db/repos/scrape-items.ts';
 import {
   completeScrapeJob,
   failScrapeJob,
@@ -15,7 +15,7 @@ import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 
 /** Items read from the database at a time. */
-const PAGE_SIZE = 100;
+const PAGE_SIZE = 200;
 /**
  * Searches in flight at once. Each waits on the provider's rate limiter before it is sent, and a
  * started search always finishes (so no item is ever searched twice): few in flight keeps a pause
@@ -28,6 +28,12 @@ const BATCH_MAX_MS = 20_000;
 /** How stale the job status seen between items may be: the bound on how late a pause is noticed. */
 const STATUS_MAX_AGE_MS = 250;
 const HEARTBEAT_EVERY_MS = 5_000;
+/**
+ * Outcomes are written in groups, one statement and one commit each, so progress is not bound by one
+ * commit per item; a group is written at least this often, so `completedItems` still moves steadily.
+ */
+const FLUSH_ITEMS = 50;
+const FLUSH_MS = 200;
 const SEARCH_RESULTS = 10;
 
 export interface ScrapeBatchInput {
@@ -61,23 +67,21 @@ export function scrapeActivities(deps: ActivityDeps) {
     return current;
   }
 
-  /** Searches one row and settles it; provider failures other than a refused query propagate. */
-  async function processItem(inputType: ScrapeInputType, jobId: string, item: ScrapeItemRow): Promise<void> {
+  /** Searches one row; provider failures other than a refused query propagate. */
+  async function searchItem(inputType: ScrapeInputType, item: ScrapeItemRow): Promise<ItemOutcome> {
+    const itemId = item.id;
     const query = buildProfileSearchQuery(inputType, item);
-    let outcome: ItemOutcome;
     if (!query) {
-      outcome = { status: 'failed', error: `The row has no value to search for (needs ${requiredColumnsText(inputType)})` };
-    } else {
-      try {
-        const match = pickProfileHit(await search.search(query, SEARCH_RESULTS));
-        outcome = match ? { status: 'found', networkUrl: match.networkUrl, filled: match.parsed } : { status: 'not_found' };
-      } catch (error) {
-        // The provider refused this one query for good: the item fails, the job goes on.
-        if (!(error instanceof ProviderRequestError)) throw error;
-        outcome = { status: 'failed', error: error.message };
-      }
+      return { itemId, status: 'failed', error: `The row has no value to search for (needs ${requiredColumnsText(inputType)})` };
     }
-    await settleScrapeItem(orm.em.fork(), jobId, item.id, outcome);
+    try {
+      const match = pickProfileHit(await search.search(query, SEARCH_RESULTS));
+      return match ? { itemId, status: 'found', networkUrl: match.networkUrl, filled: match.parsed } : { itemId, status: 'not_found' };
+    } catch (error) {
+      // The provider refused this one query for good: the item fails, the job goes on.
+      if (!(error instanceof ProviderRequestError)) throw error;
+      return { itemId, status: 'failed', error: error.message };
+    }
   }
 
   return {
@@ -93,7 +97,16 @@ export function scrapeActivities(deps: ActivityDeps) {
       let seen = await control(input.jobId);
       let seenAt = Date.now();
       let afterRow = input.afterRow;
-      let settled = 0;
+      let searched = 0;
+      let outcomes: ItemOutcome[] = [];
+      let flushedAt = Date.now();
+      const flush = async () => {
+        if (outcomes.length === 0) return;
+        const group = outcomes;
+        outcomes = [];
+        flushedAt = Date.now();
+        await settleScrapeItems(orm.em.fork(), input.jobId, group);
+      };
       const result = (outcome: ScrapeBatchResult['outcome']): ScrapeBatchResult => ({
         afterRow,
         outcome,
@@ -113,7 +126,7 @@ export function scrapeActivities(deps: ActivityDeps) {
           const mayStart = async (): Promise<boolean> => {
             if (stop) return false;
             if (context.cancellationSignal.aborted) stop = 'more';
-            else if (settled >= BATCH_MAX_ITEMS || Date.now() - startedAt >= BATCH_MAX_MS) stop = 'more';
+            else if (searched >= BATCH_MAX_ITEMS || Date.now() - startedAt >= BATCH_MAX_MS) stop = 'more';
             else if (Date.now() - seenAt > STATUS_MAX_AGE_MS) {
               seen = await control(input.jobId);
               seenAt = Date.now();
@@ -130,15 +143,20 @@ export function scrapeActivities(deps: ActivityDeps) {
               // No await between the last bound check and the claim: runners never share an item.
               const item = page[next++]!;
               try {
-                await processItem(seen.inputType, input.jobId, item);
-                settled++;
+                const outcome = await searchItem(seen.inputType, item);
+                // Read `outcomes` only now: a flush during the search replaced the array.
+                outcomes.push(outcome);
+                searched++;
                 context.heartbeat({ afterRow });
+                if (outcomes.length >= FLUSH_ITEMS || Date.now() - flushedAt >= FLUSH_MS) await flush();
               } catch (error) {
                 failure ??= { error };
               }
             }
           };
           await Promise.all(Array.from({ length: CONCURRENCY }, runner));
+          // Whatever else happened, what was searched is recorded, so it is never searched again.
+          await flush();
 
           if (failure !== null) throw toActivityFailure((failure as { error: unknown }).error);
           // Worker shutdown: the started items are settled; the retry (on any worker) takes the rest.

@@ -228,29 +228,30 @@ describe('scrape workflow: provider failures', () => {
 describe('scrape workflow: worker restarts', () => {
   it('continues on another worker after the first one is shut down mid-job, each item settled exactly once', async () => {
     const queue = `scrape-restart-${Date.now()}`;
-    servers.serper.setMode({ kind: 'delay', ms: 20 });
+    // Long enough to outlast the first worker's 2 s shutdown grace time, after which its activity is cancelled.
+    servers.serper.setMode({ kind: 'delay', ms: 40 });
     const first = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
     let second: Harness | null = null;
     try {
       const { agent: own } = await first.signup();
-      const rows = companyRows(300, 4, servers.serper, 'restart');
+      const rows = companyRows(600, 4, servers.serper, 'restart');
       const job = await upload(own, scrapeForm(rows.csv));
       await waitFor(() => counters(job.id), (c) => c.completed >= 40, 60_000);
       first.worker!.shutdown();
       await waitFor(async () => first.worker!.getState(), (state) => state === 'STOPPED', 30_000);
       const atStop = (await counters(job.id)).completed;
-      expect(atStop).toBeLessThan(300);
+      expect(atStop).toBeLessThan(600);
 
       second = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
       await waitForStatus(own, job.id, ['completed'], 180_000);
       const done = await jobOf(own, job.id);
-      expect(done).toMatchObject({ completedItems: 300, foundItems: rows.found.size });
+      expect(done).toMatchObject({ completedItems: 600, foundItems: rows.found.size });
       const settled = await first.sql(
         `select count(*)::int as n, count(*) filter (where status = 'found')::int as found, count(*) filter (where processed_at is null)::int as open
          from scrape_item where job_id = ?`,
         [job.id],
       );
-      expect(settled[0]).toEqual({ n: 300, found: rows.found.size, open: 0 });
+      expect(settled[0]).toEqual({ n: 600, found: rows.found.size, open: 0 });
       // A search under way at the shutdown may be repeated; none is skipped.
       const counts = queryCounts(servers.serper.requests);
       expect(rows.queries.filter((q) => !counts.get(q))).toEqual([]);

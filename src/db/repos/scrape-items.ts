@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { ScrapeItemStatus, ScrapeRowValues } from '../../domain/scrape.ts';
 import { newId } from '../entities/common.ts';
 
@@ -30,13 +31,11 @@ export async function insertScrapeItems(
     last_name: row.lastName,
     domain: row.domain,
   }));
-  await em.execute(
-    `insert into scrape_item (id, job_id, row_number, status, company, role, first_name, last_name, domain)
-     select r.id, ?, r.row_number, 'pending', r.company, r.role, r.first_name, r.last_name, r.domain
-     from json_to_recordset(?::json) as r(id uuid, row_number int, company text, role text, first_name text, last_name text, domain text)`,
-    [jobId, JSON.stringify(payload)],
-    'run',
-  );
+  // Kysely sends real bind parameters; em.execute() would inline (and escape) the whole JSON text into the SQL.
+  await sql`insert into scrape_item (id, job_id, row_number, status, company, role, first_name, last_name, domain)
+     select r.id, ${jobId}, r.row_number, 'pending', r.company, r.role, r.first_name, r.last_name, r.domain
+     from json_to_recordset(${JSON.stringify(payload)}::json)
+       as r(id uuid, row_number int, company text, role text, first_name text, last_name text, domain text)`.execute(em.getKysely());
 }
 
 /** The next pending items after a row, in row order: the workflow's cursor. */
@@ -64,6 +63,7 @@ export function itemsAfter(
 }
 
 export interface ItemOutcome {
+  itemId: string;
   status: Exclude<ScrapeItemStatus, 'pending'>;
   networkUrl?: string | null;
   error?: string | null;
@@ -72,41 +72,45 @@ export interface ItemOutcome {
 }
 
 /**
- * Settles one pending item and moves the job's counters in the same statement. Only a `pending` item
- * changes, so a repeated call (an activity retried after a crash) changes nothing and counts nothing:
- * this is what makes every item count exactly once. True when this call settled it.
+ * Settles items and moves the job's counters by exactly the items this statement changed, in one
+ * statement. Only `pending` items change, so settling an item again (an activity retried after a crash)
+ * changes nothing and counts nothing: this is what makes every item count exactly once.
+ * Returns how many items this call settled.
  */
-export async function settleScrapeItem(em: EntityManager, jobId: string, itemId: string, outcome: ItemOutcome): Promise<boolean> {
-  const f = outcome.filled ?? {};
-  const rows = await em.execute<Array<{ status: string }>>(
-    `with item as (
-       update scrape_item set status = ?, network_url = ?, error = ?,
-         first_name = coalesce(first_name, ?), last_name = coalesce(last_name, ?),
-         role = coalesce(role, ?), company = coalesce(company, ?), processed_at = now()
-       where id = ? and job_id = ? and status = 'pending'
-       returning status
+export async function settleScrapeItems(em: EntityManager, jobId: string, outcomes: readonly ItemOutcome[]): Promise<number> {
+  if (outcomes.length === 0) return 0;
+  const payload = outcomes.map((o) => ({
+    id: o.itemId,
+    status: o.status,
+    network_url: o.networkUrl ?? null,
+    error: o.error?.slice(0, 500) ?? null,
+    first_name: o.filled?.firstName?.slice(0, 200) ?? null,
+    last_name: o.filled?.lastName?.slice(0, 200) ?? null,
+    role: o.filled?.role?.slice(0, 300) ?? null,
+    company: o.filled?.company?.slice(0, 300) ?? null,
+  }));
+  const [row] = await em.execute<Array<{ settled: number }>>(
+    `with outcome as (
+       select * from json_to_recordset(?::json)
+         as r(id uuid, status text, network_url text, error text, first_name text, last_name text, role text, company text)
+     ), item as (
+       update scrape_item i set status = o.status, network_url = o.network_url, error = o.error,
+         first_name = coalesce(i.first_name, o.first_name), last_name = coalesce(i.last_name, o.last_name),
+         role = coalesce(i.role, o.role), company = coalesce(i.company, o.company), processed_at = now()
+       from outcome o
+       where i.id = o.id and i.job_id = ? and i.status = 'pending'
+       returning i.status
      ), counted as (
-       update scrape_job set completed_items = completed_items + 1,
+       update scrape_job set completed_items = completed_items + (select count(*) from item),
          found_items = found_items + (select count(*) from item where status = 'found'),
          updated_at = now()
        where id = ? and exists (select 1 from item)
        returning id
      )
-     select status from item`,
-    [
-      outcome.status,
-      outcome.networkUrl ?? null,
-      outcome.error?.slice(0, 500) ?? null,
-      f.firstName?.slice(0, 200) ?? null,
-      f.lastName?.slice(0, 200) ?? null,
-      f.role?.slice(0, 300) ?? null,
-      f.company?.slice(0, 300) ?? null,
-      itemId,
-      jobId,
-      jobId,
-    ],
+     select count(*)::int as settled from item`,
+    [JSON.stringify(payload), jobId, jobId],
   );
-  return rows.length > 0;
+  return row?.settled ?? 0;
 }
 
 export async function markItemsSynced(em: EntityManager, itemIds: string[]): Promise<void> {
