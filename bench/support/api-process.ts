@@ -1,0 +1,39 @@
+/**
+ * The HTTP API alone in its own process (a bench forks it), so its resident memory is measured without
+ * the load generator's. IPC: sends `{ port }` when listening; answers `reset` (start a measurement:
+ * baseline = current RSS) and `report` (`{ baselineRss, peakRss }` sampled every 10 ms since reset).
+ */
+import { serve } from '@hono/node-server';
+import { loadConfig } from '../../src/config.ts';
+import { initOrm } from '../../src/db/orm.ts';
+import { createApp } from '../../src/http/app.ts';
+import { setLogLevel } from '../../src/log.ts';
+import { createTemporalClient } from '../../src/temporal/client.ts';
+
+const config = loadConfig();
+setLogLevel('error');
+const orm = await initOrm(config.DATABASE_URL!, { pool: { max: config.DATABASE_POOL_MAX } });
+const temporal = createTemporalClient(config);
+const app = createApp({ config, orm, temporal });
+
+let baselineRss = process.memoryUsage.rss();
+let peakRss = baselineRss;
+setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}, 10).unref();
+
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => process.send!({ port: info.port }));
+
+process.on('message', (message: string) => {
+  if (message === 'reset') {
+    globalThis.gc?.();
+    baselineRss = process.memoryUsage.rss();
+    peakRss = baselineRss;
+    process.send!({ reset: true });
+  } else if (message === 'report') {
+    process.send!({ baselineRss, peakRss: Math.max(peakRss, process.memoryUsage.rss()) });
+  } else if (message === 'stop') {
+    server.close();
+    void Promise.all([temporal.connection.close(), orm.close()]).then(() => process.exit(0));
+  }
+});
