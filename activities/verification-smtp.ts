@@ -1,6 +1,7 @@
 import type { Orm } from '../src/db/orm.ts';
 import {
   type SmtpOutcomeRow,
+  firstUnprobedPages,
   unfinishedDomains,
   unprobedAddresses,
   updateDomains,
@@ -102,25 +103,29 @@ export async function probeSlice(
   input: SliceInput,
   signal: AbortSignal,
 ): Promise<{ domains: number; written: number }> {
-  const domains = await unfinishedDomains(orm.em.fork(), input.jobId, input.fromSeq, input.toSeq);
+  const em = orm.em.fork();
+  const domains = await unfinishedDomains(em, input.jobId, input.fromSeq, input.toSeq);
+  // The first page of every domain in one query: the sessions start without a query per domain.
+  const firstPages = await firstUnprobedPages(
+    em,
+    input.jobId,
+    domains.map((d) => d.domain),
+    PAGE_SIZE,
+  );
   const writer = new OutcomeWriter(orm, input.jobId);
   // One domain failing stops its siblings, so a retry never races a previous attempt's leftovers.
   const abort = new AbortController();
   const stop = () => abort.abort(signal.reason);
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const work = (domain: WorkDomain) =>
-      (input.method === 'api_only' ? precheckDomain : probeDomain)(
-        orm,
-        prober,
-        input.jobId,
-        domain,
-        writer,
-        abort.signal,
-      ).catch((error: unknown) => {
+    const check = input.method === 'api_only' ? precheckDomain : probeDomain;
+    const work = (domain: WorkDomain) => {
+      const pages = addressPages(orm, input.jobId, domain.domain, firstPages.get(domain.domain) ?? []);
+      return check(prober, domain, pages, writer, abort.signal).catch((error: unknown) => {
         abort.abort(error);
         throw error;
       });
+    };
     const settled = await Promise.allSettled(domains.map(work));
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     await writer.flush();
@@ -133,25 +138,32 @@ export async function probeSlice(
   }
 }
 
+type Page = Array<{ id: string; email: string }>;
+
+/** A domain's unprobed addresses page by page (keyset on id), starting with a prefetched page. */
+async function* addressPages(orm: Orm, jobId: string, domain: string, first: Page): AsyncGenerator<Page> {
+  let page = first;
+  while (page.length > 0) {
+    yield page;
+    if (page.length < PAGE_SIZE) return;
+    page = await unprobedAddresses(orm.em.fork(), jobId, domain, page[page.length - 1]!.id, PAGE_SIZE);
+  }
+}
+
 async function probeDomain(
-  orm: Orm,
   prober: SmtpProber,
-  jobId: string,
   domain: WorkDomain,
+  pages: AsyncIterable<Page>,
   writer: OutcomeWriter,
   signal: AbortSignal,
 ) {
   let isCatchAll = domain.isCatchAll;
   let mxHost: string | null = null;
   let catchAllReason = 'catch-all: the domain accepted a random address';
-  let after: string | null = null;
-  for (;;) {
-    const page = await unprobedAddresses(orm.em.fork(), jobId, domain.domain, after, PAGE_SIZE);
-    if (page.length === 0) break;
-    after = page[page.length - 1]!.id;
+  for await (const page of pages) {
     if (isCatchAll === true) {
       // Known from an earlier page (or attempt): nothing more to ask the server.
-      for (const { id } of page)
+      for (const { id } of page) {
         writer.add({
           id,
           result: 'Catch-All',
@@ -160,6 +172,7 @@ async function probeDomain(
           mxHost,
           apiPending: false,
         });
+      }
     } else {
       const idByEmail = new Map(page.map((a) => [a.email, a.id]));
       const emit = (o: ProbeOutcome) => {
@@ -179,28 +192,22 @@ async function probeDomain(
       const catchAllOutcome = outcome.outcomes.find((o) => o.result === 'Catch-All');
       if (catchAllOutcome) catchAllReason = catchAllOutcome.reason;
     }
-    if (page.length < PAGE_SIZE) break;
-    // Later pages (and a retry) must know the verdict.
-    writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: false });
+    // More pages may follow: they (and a retry) must know the verdict.
+    if (page.length === PAGE_SIZE) writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: false });
   }
   writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: true });
 }
 
 async function precheckDomain(
-  orm: Orm,
   prober: SmtpProber,
-  jobId: string,
   domain: WorkDomain,
+  pages: AsyncIterable<Page>,
   writer: OutcomeWriter,
   signal: AbortSignal,
 ) {
   let mxHost: string | null = null;
-  let after: string | null = null;
-  for (;;) {
+  for await (const page of pages) {
     signal.throwIfAborted();
-    const page = await unprobedAddresses(orm.em.fork(), jobId, domain.domain, after, PAGE_SIZE);
-    if (page.length === 0) break;
-    after = page[page.length - 1]!.id;
     const idByEmail = new Map(page.map((a) => [a.email, a.id]));
     const checked = await prober.precheckDomain(
       domain.domain,
@@ -213,7 +220,7 @@ async function precheckDomain(
     }
     for (const email of checked.passed) {
       const id = idByEmail.get(email);
-      if (id !== undefined)
+      if (id !== undefined) {
         writer.add({
           id,
           result: null,
@@ -222,8 +229,8 @@ async function precheckDomain(
           mxHost: checked.mxHost,
           apiPending: true,
         });
+      }
     }
-    if (page.length < PAGE_SIZE) break;
   }
   writer.domain({ domain: domain.domain, isCatchAll: null, mxHost, done: true });
 }

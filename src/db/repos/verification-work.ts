@@ -83,6 +83,21 @@ export async function unprobedAddresses(
   return rows.map((r) => ({ id: r.id as string, email: r.email as string }));
 }
 
+/** The first `limit` unprobed addresses of each given domain, in one query. */
+export async function firstUnprobedPages(em: EntityManager, jobId: string, domains: string[], limit: number) {
+  const pages = new Map<string, Array<{ id: string; email: string }>>(domains.map((d) => [d, []]));
+  if (domains.length === 0) return pages;
+  const rows = await em.execute(
+    `select domain, id, email from (
+       select domain, id, email, row_number() over (partition by domain order by id) as n
+       from verification_result where job_id = ? and domain in (?) and smtp_checked_at is null
+     ) page where n <= ? order by domain, id`,
+    [jobId, domains, limit],
+  );
+  for (const r of rows) pages.get(r.domain as string)?.push({ id: r.id as string, email: r.email as string });
+  return pages;
+}
+
 /** What the SMTP stage concluded for one address; `result: null` with `apiPending` for api_only pre-check passes. */
 export interface SmtpOutcomeRow {
   id: string;

@@ -1,5 +1,5 @@
+import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { domainOf } from '../../domain/email.ts';
 import type { EmailResult } from '../../domain/lead.ts';
 import {
   ACTIVE_STAGES,
@@ -8,11 +8,15 @@ import {
   type VerificationStage,
 } from '../../domain/verification.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
-import { newId } from '../entities/common.ts';
-import { VerificationDomain, VerificationJob, VerificationResult } from '../entities/index.ts';
+import { VerificationJob } from '../entities/index.ts';
 import type { IVerificationJob } from '../entities/verification-job.ts';
 
-const INSERT_CHUNK = 1000;
+/**
+ * A UUIDv7 computed by PostgreSQL (15 has no uuidv7()): a random v4 whose first 48 bits become the
+ * Unix time in milliseconds and whose version nibble becomes 7, so set-based inserts keep the
+ * time-ordered keys every other table gets from the application.
+ */
+const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 /** Everything the job's read routes show that is aggregated from its result and spend rows. */
 export interface JobCounts {
@@ -63,21 +67,12 @@ export async function createVerificationJob(
         jobId: active.id,
       });
     }
-    const rows = await tx.execute<Array<{ email: string }>>(
-      `select distinct lower(email) as email from lead where list_id = ? and email is not null and email <> '' order by 1`,
-      [listId],
-    );
-    if (rows.length === 0)
-      throw new ApiError('unprocessable', 'The list has no lead with an email address', {
-        reason: 'no_emails',
-      });
-
     const job = tx.create(VerificationJob, {
       organization: organizationId,
       list: listId,
       verificationMethod: method,
       verificationStage: 'smtp_verifying',
-      totalEmails: rows.length,
+      totalEmails: 0,
       smtpCompletedAt: null,
       userDecision: null,
       decisionMadeAt: null,
@@ -86,41 +81,30 @@ export async function createVerificationJob(
     });
     await tx.flush();
 
-    const perDomain = new Map<string, number>();
-    const results = rows.map(({ email }) => {
-      const domain = domainOf(email);
-      perDomain.set(domain, (perDomain.get(domain) ?? 0) + 1);
-      return {
-        id: newId(),
-        job: job.id,
-        email,
-        domain,
-        smtpResult: null,
-        smtpCheckedAt: null,
-        apiStatus: null,
-        result: null,
-        source: null,
-        reason: null,
-        mxHost: null,
-        checkedAt: null,
-      };
-    });
-    for (let i = 0; i < results.length; i += INSERT_CHUNK)
-      await tx.insertMany(VerificationResult, results.slice(i, i + INSERT_CHUNK));
+    // Set-based, so a list of tens of thousands of leads is snapshotted without a round trip per row.
+    // Lead addresses are stored normalized (ASCII domain), so the text after the last '@' is the
+    // domain the prober derives for every address of valid syntax.
+    const inserted = await tx.execute<QueryResult>(
+      `insert into verification_result (id, job_id, email, domain)
+       select ${UUID_V7_SQL}, ?, e.email, coalesce(substring(e.email from '@([^@]*)$'), '')
+       from (select distinct lower(email) as email from lead where list_id = ? and email is not null and email <> '') e`,
+      [job.id, listId],
+      'run',
+    );
+    if (inserted.affectedRows === 0) {
+      throw new ApiError('unprocessable', 'The list has no lead with an email address', {
+        reason: 'no_emails',
+      });
+    }
     // Largest domains first: they take longest, so they should start first.
-    const domains = [...perDomain].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-    const domainRows = domains.map(([domain, emailCount], i) => ({
-      id: newId(),
-      job: job.id,
-      domain,
-      seq: i + 1,
-      emailCount,
-      isCatchAll: null,
-      mxHost: null,
-      smtpDoneAt: null,
-    }));
-    for (let i = 0; i < domainRows.length; i += INSERT_CHUNK)
-      await tx.insertMany(VerificationDomain, domainRows.slice(i, i + INSERT_CHUNK));
+    await tx.execute(
+      `insert into verification_domain (id, job_id, domain, seq, email_count)
+       select ${UUID_V7_SQL}, ?, domain, row_number() over (order by count(*) desc, domain), count(*)
+       from verification_result where job_id = ? group by domain`,
+      [job.id, job.id],
+    );
+    job.totalEmails = inserted.affectedRows;
+    await tx.flush();
     // Nothing has been checked yet: the counts are zero by construction, whatever the worker does next.
     return { job, listName: list.name as string, counts: emptyCounts(job.totalEmails) };
   });
