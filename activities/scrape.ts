@@ -11,17 +11,18 @@ import {
 import { requiredColumnsText, type ScrapeInputType, type ScrapeJobStatus } from '../src/domain/scrape.ts';
 import { buildProfileSearchQuery, pickProfileHit } from '../src/domain/search-query.ts';
 import { ProviderRequestError } from '../src/providers/errors.ts';
+import { Semaphore } from '../src/smtp/limits.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 
 /** Items read from the database at a time. */
 const PAGE_SIZE = 200;
 /**
- * Searches in flight at once. Each waits on the provider's rate limiter before it is sent, and a
- * started search always finishes (so no item is ever searched twice): few in flight keeps a pause
- * effective within seconds even at the slowest provider's one request per second.
+ * Searches in flight at once per worker, all jobs together (the rate limiter is per worker too). A
+ * started search always finishes, so no item is ever searched twice; few in flight means few wait in
+ * the rate limiter, which keeps a pause effective within seconds even at one request per second.
  */
-const CONCURRENCY = 4;
+const SEARCH_SLOTS = 4;
 /** One activity call ends after this many items or this long, keeping the workflow's history short. */
 const BATCH_MAX_ITEMS = 1_000;
 const BATCH_MAX_MS = 20_000;
@@ -60,6 +61,7 @@ export class ScrapeJobMissingError extends Error {
 
 export function scrapeActivities(deps: ActivityDeps) {
   const { orm, search } = deps;
+  const searchSlots = new Semaphore(SEARCH_SLOTS);
 
   async function control(jobId: string): Promise<ScrapeJobControl> {
     const current = await readScrapeControl(orm.em.fork(), jobId);
@@ -121,7 +123,7 @@ export function scrapeActivities(deps: ActivityDeps) {
           const page = await pendingItemsAfter(orm.em.fork(), input.jobId, afterRow, PAGE_SIZE);
           if (page.length === 0) return result('done');
 
-          // Checked before each item starts; items already started always finish.
+          // Checked before each item starts (again once a search slot is free); started items always finish.
           let stop: 'stopped' | 'more' | null = null;
           const mayStart = async (): Promise<boolean> => {
             if (stop) return false;
@@ -139,11 +141,14 @@ export function scrapeActivities(deps: ActivityDeps) {
           let failure: { error: unknown } | null = null;
           const runner = async () => {
             for (;;) {
-              if (failure !== null || next >= page.length || !(await mayStart()) || next >= page.length) return;
-              // No await between the last bound check and the claim: runners never share an item.
-              const item = page[next++]!;
+              if (failure !== null || next >= page.length || !(await mayStart())) return;
+              const release = await searchSlots.acquire();
               try {
+                if (failure !== null || !(await mayStart()) || next >= page.length) return;
+                // No await between the last bound check and the claim: runners never share an item.
+                const item = page[next++]!;
                 const outcome = await searchItem(seen.inputType, item);
+                release();
                 // Read `outcomes` only now: a flush during the search replaced the array.
                 outcomes.push(outcome);
                 searched++;
@@ -151,10 +156,12 @@ export function scrapeActivities(deps: ActivityDeps) {
                 if (outcomes.length >= FLUSH_ITEMS || Date.now() - flushedAt >= FLUSH_MS) await flush();
               } catch (error) {
                 failure ??= { error };
+              } finally {
+                release();
               }
             }
           };
-          await Promise.all(Array.from({ length: CONCURRENCY }, runner));
+          await Promise.all(Array.from({ length: SEARCH_SLOTS }, runner));
           // Whatever else happened, what was searched is recorded, so it is never searched again.
           await flush();
 

@@ -90,6 +90,26 @@ describe('scrape workflow: pause and resume', () => {
     await expectExactlyOnce(job.id, rows);
   });
 
+  it('pauses one job while another on the same worker keeps going', async () => {
+    servers.serper.setMode({ kind: 'delay', ms: 15 });
+    const a = companyRows(200, 2, servers.serper, 'twoa');
+    const b = companyRows(200, 2, servers.serper, 'twob');
+    const jobA = await upload(agent, scrapeForm(a.csv));
+    const jobB = await upload(agent, scrapeForm(b.csv));
+    await waitFor(() => counters(jobA.id), (c) => c.completed >= 10, 60_000);
+    expect((await agent.post(`/api/scrape/jobs/${jobA.id}/pause`)).status).toBe(200);
+    await waitForStatus(agent, jobB.id, ['completed']);
+    const heldA = await counters(jobA.id);
+    expect(heldA.status).toBe('paused');
+    await sleep(500);
+    expect((await counters(jobA.id)).completed).toBe(heldA.completed);
+    expect(heldA.completed).toBeLessThan(200);
+    expect((await agent.post(`/api/scrape/jobs/${jobA.id}/resume`)).status).toBe(200);
+    await waitForStatus(agent, jobA.id, ['completed']);
+    await expectExactlyOnce(jobA.id, a);
+    await expectExactlyOnce(jobB.id, b);
+  });
+
   it('answers 409 invalid_state with the current status where pause or resume is not allowed', async () => {
     const rows = companyRows(3, 1, servers.serper, 'st');
     const job = await upload(agent, scrapeForm(rows.csv));
