@@ -99,10 +99,12 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
   }
 }
 
+/** The reason users read on the job: the provider's own words (keys redacted), never internal errors. */
 function failureReason(error: ActivityFailure): string {
   const cause = error.cause;
-  if (cause instanceof ApplicationFailure && cause.type === 'ProviderAuthError') {
-    return `The search provider rejected the credentials: ${cause.message}`;
+  if (!(cause instanceof ApplicationFailure) || !cause.type?.startsWith('Provider')) {
+    return 'Profile search stopped after repeated internal errors';
   }
-  return `Profile search kept failing: ${cause?.message ?? error.message}`;
+  if (cause.type === 'ProviderAuthError') return `The search provider rejected the credentials: ${cause.message}`;
+  return `The search provider kept failing: ${cause.message}`;
 }

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, expectError } from '../support/agent.ts';
-import type { Harness } from '../support/harness.ts';
+import { createSearchProvider } from '../../src/providers/search/index.ts';
+import { ProviderRequestError } from '../../src/providers/errors.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
 import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForStatus } from '../support/scrape.ts';
 
@@ -138,7 +141,6 @@ describe('scrape workflow: pause and resume', () => {
 describe('scrape workflow: a job paused before it starts', () => {
   it('pauses from pending, and a worker that starts later holds it until resume', async () => {
     const queue = `scrape-late-${Date.now()}`;
-    const { startHarness } = await import('../support/harness.ts');
     const api = await startHarness({ env: { TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '100000' } });
     let worker: Harness | null = null;
     try {
@@ -220,6 +222,37 @@ describe('scrape workflow: provider failures', () => {
     const { events } = await h.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory();
     const attempts = (events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0);
     expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('fails only the item whose query the provider refuses for good; the job goes on', async () => {
+    const refusing = await startHarness({
+      worker: true,
+      env: { ...servers.urls, ...servers.keys, RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '100000' },
+      deps: (base) => {
+        const real = createSearchProvider(base.config, FAST_TUNING);
+        return {
+          ...base,
+          search: {
+            name: real.name,
+            search: async (q: string, count: number) => {
+              if (q.includes('Refused')) throw new ProviderRequestError('serper', 'serper refused the request (HTTP 400): Query too long', 400);
+              return real.search(q, count);
+            },
+          },
+        };
+      },
+    });
+    try {
+      const { agent: own } = await refusing.signup();
+      const job = await upload(own, scrapeForm('company\nFine Co\nRefused Co\nAlso Fine\n'));
+      await waitForStatus(own, job.id, ['completed', 'failed']);
+      const done = await jobOf(own, job.id);
+      expect(done).toMatchObject({ status: 'completed', completedItems: 3, foundItems: 0 });
+      expect(done.items.map((i: { status: string }) => i.status)).toEqual(['not_found', 'failed', 'not_found']);
+      expect(done.items[1].error).toContain('Query too long');
+    } finally {
+      await refusing.stop();
+    }
   });
 
   it('searches with Brave when SEARCH_PROVIDER=brave (highlight markup stripped from titles)', async () => {
