@@ -16,7 +16,6 @@ import {
   type DecisionInput,
   decisionUpdate,
   invalidStateFailure,
-  stageQuery,
   type VerificationWorkflowInput,
 } from '../src/temporal/verification-messages.ts';
 
@@ -59,7 +58,6 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   let decisionStored = false;
   const current = () => stage;
 
-  setHandler(stageQuery, current);
   setHandler(
     decisionUpdate,
     async ({ decision: chosen }) => {

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
 import type { Decision, VerificationMethod, VerificationStage } from '../domain/verification.ts';
 
 /** What the route starts a verification workflow with; `resume` is set only by continue-as-new. */
@@ -29,9 +29,6 @@ export interface DecisionResult {
  * decisions exactly one is accepted.
  */
 export const decisionUpdate = defineUpdate<DecisionResult, [DecisionInput]>('decision');
-
-/** The stage as the workflow sees it. */
-export const stageQuery = defineQuery<VerificationStage>('stage');
 
 /** Failure type of a rejected decision; `details[0]` is the stage the workflow was in. */
 export const INVALID_STATE_FAILURE = 'InvalidState';

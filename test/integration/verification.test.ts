@@ -162,7 +162,19 @@ describe('POST /api/verification/jobs', () => {
       404,
       'not_found',
     );
-    expectError(await other.agent.get(`/api/verification/jobs/${first.id}`), 404, 'not_found');
+    for (const path of ['', '/progress', '/estimate', '/results', '/results/download']) {
+      expectError(await other.agent.get(`/api/verification/jobs/${first.id}${path}`), 404, 'not_found');
+    }
+    expectError(
+      await other.agent.post(`/api/verification/jobs/${first.id}/decision`, { decision: 'accept_current' }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await agent.post(`/api/verification/jobs/${first.id}/decision`, { decision: 'maybe' }),
+      400,
+      'validation_error',
+    );
     expectError(
       await agent.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_fast' }),
       400,
@@ -566,6 +578,26 @@ describe('smtp_api_fallback', () => {
 
     await waitForJob(early.agent, slow.id, inStage('awaiting_decision'));
     expect((await decide(early.agent, slow.id, 'accept_current')).status).toBe(200);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every verification route', async () => {
+    const doc = (await (await h.signup()).agent.get('/openapi.json')).body;
+    for (const path of [
+      '',
+      '/{jobId}',
+      '/{jobId}/progress',
+      '/{jobId}/estimate',
+      '/{jobId}/decision',
+      '/{jobId}/results',
+      '/{jobId}/results/download',
+    ]) {
+      expect(doc.paths).toHaveProperty([`/api/verification/jobs${path}`]);
+    }
+    expect(Object.keys(doc.paths['/api/verification/jobs/{jobId}/decision'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '409']),
+    );
   });
 });
 
