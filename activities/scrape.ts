@@ -142,7 +142,12 @@ export function scrapeActivities(deps: ActivityDeps) {
           const runner = async () => {
             for (;;) {
               if (failure !== null || next >= page.length || !(await mayStart())) return;
-              const release = await searchSlots.acquire();
+              let release: () => void;
+              try {
+                release = await searchSlots.acquire(context.cancellationSignal);
+              } catch {
+                return; // Cancelled while waiting for a slot: the cancellation is rethrown below.
+              }
               try {
                 if (failure !== null || !(await mayStart()) || next >= page.length) return;
                 // No await between the last bound check and the claim: runners never share an item.
