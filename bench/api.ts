@@ -11,12 +11,11 @@
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { Hono } from 'hono';
 import { issueApiKey } from '../src/auth/api-keys.ts';
 import { loadConfig } from '../src/config.ts';
 import { Organization } from '../src/db/entities/index.ts';
-import { initOrm, migrateUp } from '../src/db/orm.ts';
+import { initOrm } from '../src/db/orm.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import type { LeadInput } from '../src/http/schemas/lead.ts';
@@ -26,6 +25,7 @@ import { handleError } from '../src/http/error-handler.ts';
 import { requireApiKey } from '../src/http/middleware/api-key.ts';
 import { requestContext } from '../src/http/middleware/request-context.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
+import { createScratchDatabase, LOCAL_ADMIN_URL } from '../test/support/scratch.ts';
 
 interface Histogram {
   average: number;
@@ -53,16 +53,7 @@ const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 10);
 const LISTS = 25;
 const LEADS_PER_LIST = 40;
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function adminExecute(sql: string) {
-  const admin = await MikroORM.init({ clientUrl: ADMIN_URL, entities: [], discovery: { warnWhenNoEntities: false } });
-  try {
-    await admin.em.getConnection().execute(sql);
-  } finally {
-    await admin.close();
-  }
-}
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
 
 function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<{ server: ServerType; url: string }> {
   return new Promise((resolve) => {
@@ -85,20 +76,17 @@ async function measure(name: string, url: string, headers: Record<string, string
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
-const dbName = `bench_api_${process.pid}_${Date.now().toString(36)}`;
-const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${dbName}` }).toString();
-await adminExecute(`create database "${dbName}"`);
+const db = await createScratchDatabase(ADMIN_URL, 'bench_api');
 const servers: ServerType[] = [];
 try {
   const config = loadConfig({
-    DATABASE_URL: dbUrl,
+    DATABASE_URL: db.url,
     LOG_LEVEL: 'error',
     // Every request still runs the token-bucket upsert; the budget is only large enough never to refuse.
     RATE_LIMIT_BURST: '1000000000',
     RATE_LIMIT_PER_MINUTE: '1000000000',
   });
-  const orm = await initOrm(dbUrl, { pool: { max: config.DATABASE_POOL_MAX } });
-  await migrateUp(orm);
+  const orm = await initOrm(db.url, { pool: { max: config.DATABASE_POOL_MAX } });
 
   const em = orm.em.fork();
   const org = em.create(Organization, { name: 'Bench' });
@@ -167,5 +155,5 @@ try {
   await orm.close();
 } finally {
   await Promise.all(servers.map(close));
-  await adminExecute(`drop database if exists "${dbName}" with (force)`);
+  await db.drop();
 }

@@ -12,29 +12,27 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
-import { initOrm, migrateUp } from '../src/db/orm.ts';
+import { initOrm } from '../src/db/orm.ts';
 import { applyCredits } from '../src/db/repos/credits.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import { createList } from '../src/db/repos/lists.ts';
-import { resolveTemporalCli } from '../src/dev/temporal-cli.ts';
 import { createApp } from '../src/http/app.ts';
 import type { LeadInput } from '../src/http/schemas/lead.ts';
 import { createEnrichmentProviders } from '../src/providers/enrichment/index.ts';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/search-attributes.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';
 import { startMailWorld } from '../test/support/mail-world/index.ts';
 import { startProviderServers } from '../test/support/providers/index.ts';
+import { historyOf } from './support/history.ts';
+import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 
 const LEADS = Number(process.env.BENCH_ENRICH_LEADS ?? 5_000);
 const COMPANY_DOMAINS = 10;
 const ORIGIN = 'http://bench.local';
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
 const NO_LIMIT = { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } };
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -44,31 +42,14 @@ try {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
   step('scratch database');
-  const dbName = `bench_enrich_${Date.now().toString(36)}`;
-  const admin = await MikroORM.init({ clientUrl: ADMIN_URL, entities: [], discovery: { warnWhenNoEntities: false } });
-  await admin.em.getConnection().execute(`create database "${dbName}"`);
-  cleanups.push(async () => {
-    await admin.em.getConnection().execute(`drop database if exists "${dbName}" with (force)`);
-    await admin.close();
-  });
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const orm = await initOrm(dbUrl.toString());
+  const db = await createScratchDatabase(ADMIN_URL, 'bench_enrich');
+  cleanups.push(db.drop);
+  const orm = await initOrm(db.url);
   cleanups.unshift(() => orm.close());
-  await migrateUp(orm);
 
   step('Temporal dev server');
-  const cli = await resolveTemporalCli({ install: true, log: () => undefined });
-  if (!cli) throw new Error('No Temporal CLI: set TEMPORAL_CLI_PATH or install Go so it can be built');
-  const temporalEnv = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli },
-      ip: '127.0.0.1',
-      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-      extraArgs: ['--log-level', 'error'],
-    },
-  });
-  cleanups.unshift(() => temporalEnv.teardown());
+  const temporal = await startScratchTemporal();
+  cleanups.unshift(temporal.teardown);
 
   step('stand-in providers and mail world');
   const providers = await startProviderServers();
@@ -114,8 +95,8 @@ try {
   const env = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
-    DATABASE_URL: dbUrl.toString(),
-    TEMPORAL_ADDRESS: temporalEnv.address,
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-enrich-${Date.now()}`,
     APP_ORIGINS: ORIGIN,
     ...providers.urls,
@@ -132,7 +113,7 @@ try {
   step('worker (workflow bundle)');
   // The worker's own ORM instance: every statement it sends is logged once, and counted.
   let statements = 0;
-  const workerOrm = await initOrm(dbUrl.toString(), {
+  const workerOrm = await initOrm(db.url, {
     debug: ['query'],
     logger: () => {
       statements++;
@@ -150,7 +131,7 @@ try {
   });
 
   step(`list of ${LEADS.toLocaleString('en')} leads`);
-  const app = createApp({ config, orm, temporal: temporalEnv.client });
+  const app = createApp({ config, orm, temporal: temporal.env.client });
   const agent = new Agent(app);
   agent.origin = ORIGIN;
   const signup = await agent.post('/api/auth/signup', { email: `bench-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Bench' });
@@ -178,7 +159,7 @@ try {
   const workerStatements = statements;
   if (job.status !== 'completed') throw new Error(`job ended ${String(job.status)}: ${String(job.failureReason)}`);
 
-  const runs = await historyOf(temporalEnv.client, `enrichment-${jobId}`);
+  const runs = await historyOf(temporal.env.client, `enrichment-${jobId}`);
   const events = runs.reduce((sum, n) => sum + n, 0);
   const [ledger] = await orm.em
     .fork()
@@ -206,17 +187,5 @@ try {
     } catch (error) {
       console.error('cleanup failed:', error);
     }
-  }
-}
-
-/** Event counts of every run of a workflow, following continue-as-new back to the first run. */
-async function historyOf(client: TestWorkflowEnvironment['client'], workflowId: string): Promise<number[]> {
-  const counts: number[] = [];
-  let runId: string | undefined;
-  for (;;) {
-    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    counts.unshift(events?.length ?? 0);
-    runId = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) return counts;
   }
 }

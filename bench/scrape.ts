@@ -13,24 +13,22 @@ import { once } from 'node:events';
 import { type IncomingMessage, request } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
-import { initOrm, migrateUp } from '../src/db/orm.ts';
-import { resolveTemporalCli } from '../src/dev/temporal-cli.ts';
+import { initOrm } from '../src/db/orm.ts';
 import { createSearchProvider } from '../src/providers/search/index.ts';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/search-attributes.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { startSerperServer } from '../test/support/providers/serper.ts';
+import { historyOf } from './support/history.ts';
+import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 
 const ROWS = Number(process.env.BENCH_SCRAPE_ROWS ?? 50_000);
 const FOUND_EVERY = 10;
 const RSS_LIMIT_MB = 100;
 const HISTORY_LIMIT = 2_000;
 const ORIGIN = 'http://bench.local';
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
 const MB = 1024 * 1024;
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -40,31 +38,14 @@ try {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
   step('scratch database');
-  const dbName = `bench_scrape_${Date.now().toString(36)}`;
-  const admin = await MikroORM.init({ clientUrl: ADMIN_URL, entities: [], discovery: { warnWhenNoEntities: false } });
-  await admin.em.getConnection().execute(`create database "${dbName}"`);
-  cleanups.push(async () => {
-    await admin.em.getConnection().execute(`drop database if exists "${dbName}" with (force)`);
-    await admin.close();
-  });
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const orm = await initOrm(dbUrl.toString());
+  const db = await createScratchDatabase(ADMIN_URL, 'bench_scrape');
+  cleanups.push(db.drop);
+  const orm = await initOrm(db.url);
   cleanups.unshift(() => orm.close());
-  await migrateUp(orm);
 
   step('Temporal dev server');
-  const cli = await resolveTemporalCli({ install: true, log: () => undefined });
-  if (!cli) throw new Error('No Temporal CLI: set TEMPORAL_CLI_PATH or install Go so it can be built');
-  const temporalEnv = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli },
-      ip: '127.0.0.1',
-      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-      extraArgs: ['--log-level', 'error'],
-    },
-  });
-  cleanups.unshift(() => temporalEnv.teardown());
+  const temporal = await startScratchTemporal();
+  cleanups.unshift(temporal.teardown);
 
   const serper = await startSerperServer();
   cleanups.unshift(() => serper.close());
@@ -78,8 +59,8 @@ try {
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
-    DATABASE_URL: dbUrl.toString(),
-    TEMPORAL_ADDRESS: temporalEnv.address,
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-scrape-${Date.now()}`,
     APP_ORIGINS: ORIGIN,
     SERPER_BASE_URL: serper.url,
@@ -154,7 +135,7 @@ try {
   const processMs = performance.now() - processStart;
   if (last.status !== 'completed') throw new Error(`job ended ${last.status}`);
 
-  const runs = await historyOf(temporalEnv.client, `scrape-${jobId}`);
+  const runs = await historyOf(temporal.env.client, `scrape-${jobId}`);
   const events = runs.reduce((sum, n) => sum + n, 0);
   const searches = serper.requests.filter((r) => (r.body as { q?: string }).q?.includes('"Bench Co ')).length;
 
@@ -206,16 +187,4 @@ async function uploadCsv(baseUrl: string, cookie: string, rows: number, tag: str
   for await (const part of res) text += part;
   if (res.statusCode !== 201) throw new Error(`upload failed: ${res.statusCode} ${text}`);
   return JSON.parse(text) as { job: { id: string; totalItems: number } };
-}
-
-/** Event counts of every run of a workflow, following continue-as-new back to the first run. */
-async function historyOf(client: TestWorkflowEnvironment['client'], workflowId: string): Promise<number[]> {
-  const counts: number[] = [];
-  let runId: string | undefined;
-  for (;;) {
-    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    counts.unshift(events?.length ?? 0);
-    runId = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) return counts;
-  }
 }

@@ -16,18 +16,15 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
-import { initOrm, migrateUp } from '../src/db/orm.ts';
-import { resolveTemporalCli } from '../src/dev/temporal-cli.ts';
+import { initOrm } from '../src/db/orm.ts';
 import { createApp } from '../src/http/app.ts';
 import { setLogLevel } from '../src/log.ts';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/search-attributes.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';
+import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 
 const ADDRESSES = Number(process.env.BENCH_VERIFY_ADDRESSES ?? 10_000);
 const DOMAINS = Number(process.env.BENCH_VERIFY_DOMAINS ?? 200);
@@ -36,7 +33,7 @@ const CEILING_SHARE_TARGET = 0.6;
 const ORCHESTRATION_LIMIT = 0.15;
 const HISTORY_LIMIT = 2_000;
 const ORIGIN = 'http://bench.local';
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
 
 const perDomain = Math.ceil(ADDRESSES / DOMAINS);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -70,35 +67,14 @@ try {
   setLogLevel('error');
 
   step('scratch database');
-  const dbName = `bench_verify_${Date.now().toString(36)}`;
-  const admin = await MikroORM.init({
-    clientUrl: ADMIN_URL,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-  });
-  await admin.em.getConnection().execute(`create database "${dbName}"`);
-  cleanups.push(async () => {
-    await admin.em.getConnection().execute(`drop database if exists "${dbName}" with (force)`);
-    await admin.close();
-  });
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const orm = await initOrm(dbUrl.toString());
+  const db = await createScratchDatabase(ADMIN_URL, 'bench_verify');
+  cleanups.push(db.drop);
+  const orm = await initOrm(db.url);
   cleanups.unshift(() => orm.close());
-  await migrateUp(orm);
 
   step('Temporal dev server');
-  const cli = await resolveTemporalCli({ install: true, log: () => undefined });
-  if (!cli) throw new Error('No Temporal CLI: set TEMPORAL_CLI_PATH or install Go so it can be built');
-  const temporalEnv = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli },
-      ip: '127.0.0.1',
-      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-      extraArgs: ['--log-level', 'error'],
-    },
-  });
-  cleanups.unshift(() => temporalEnv.teardown());
+  const temporal = await startScratchTemporal();
+  cleanups.unshift(temporal.teardown);
 
   step(`SMTP fleet: ${DOMAINS} MX hosts, ${LATENCY_MS} ms per reply`);
   const fleet = fork(path.join(import.meta.dirname, 'support/mail-fleet.ts'), [], {
@@ -125,8 +101,8 @@ try {
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
-    DATABASE_URL: dbUrl.toString(),
-    TEMPORAL_ADDRESS: temporalEnv.address,
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-verify-${Date.now()}`,
     APP_ORIGINS: ORIGIN,
     SMTP_PROBE_PORT: String(world.port),
@@ -164,7 +140,7 @@ try {
     await connection.close();
   });
 
-  const app = createApp({ config, orm, temporal: temporalEnv.client });
+  const app = createApp({ config, orm, temporal: temporal.env.client });
   const agent = new Agent(app);
   agent.origin = ORIGIN;
   const signup = await agent.post('/api/auth/signup', {
@@ -235,7 +211,7 @@ try {
   if (job.smtpValidCount !== expectedValid || job.smtpInvalidCount !== ADDRESSES - expectedValid) {
     throw new Error(`wrong results: ${JSON.stringify(job)}`);
   }
-  const { events } = await temporalEnv.client.workflow.getHandle(`verification-${jobId}`).fetchHistory();
+  const { events } = await temporal.env.client.workflow.getHandle(`verification-${jobId}`).fetchHistory();
   const historyEvents = events?.length ?? 0;
 
   const wallMs = ended - started;

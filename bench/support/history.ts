@@ -1,0 +1,13 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+
+/** Event counts of every run of a workflow, following continue-as-new back to the first run. */
+export async function historyOf(client: TestWorkflowEnvironment['client'], workflowId: string): Promise<number[]> {
+  const counts: number[] = [];
+  let runId: string | undefined;
+  for (;;) {
+    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    counts.unshift(events?.length ?? 0);
+    runId = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+    if (!runId) return counts;
+  }
+}
