@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import { deleteLead, getLead, pageLeads, updateLead } from '../../db/repos/leads.ts';
+import { pageLeads } from '../../db/repos/leads.ts';
 import { getList } from '../../db/repos/lists.ts';
 import { normalizeEmail } from '../../domain/email.ts';
 import { phoneForLookup } from '../../domain/phone-lookup.ts';
+import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
@@ -72,7 +73,7 @@ export const externalLeadRoutes = createRouter()
       responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => c.json(toLeadDto(await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId)), 200),
+    async (c) => c.json(await getLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId), 200),
   )
   .openapi(
     apiKeyRoute('leads:write', {
@@ -84,10 +85,7 @@ export const externalLeadRoutes = createRouter()
       responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const lead = await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId);
-      return c.json(toLeadDto(await updateLead(c.var.em, lead, c.req.valid('json'))), 200);
-    },
+    async (c) => c.json(await updateLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId, c.req.valid('json')), 200),
   )
   .openapi(
     apiKeyRoute('leads:write', {
@@ -100,7 +98,7 @@ export const externalLeadRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      await deleteLead(c.var.em, await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId));
+      await deleteLeadOf(c.var.em, organizationId(c), c.req.valid('param').leadId);
       return c.body(null, 204);
     },
   );

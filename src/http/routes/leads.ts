@@ -1,9 +1,9 @@
 import type { z } from '@hono/zod-openapi';
-import { deleteLead, getLead, updateLead } from '../../db/repos/leads.ts';
+import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { uuidParam } from '../schemas/common.ts';
-import { LeadSchema, LeadUpdateSchema, toLeadDto } from '../schemas/lead.ts';
+import { LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const LeadParams = uuidParam('leadId');
@@ -19,7 +19,7 @@ export const leadRoutes = createRouter()
       responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => c.json(toLeadDto(await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId)), 200),
+    async (c) => c.json(await getLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId), 200),
   )
   .openapi(
     sessionRoute({
@@ -31,10 +31,7 @@ export const leadRoutes = createRouter()
       responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const lead = await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId);
-      return c.json(toLeadDto(await updateLead(c.var.em, lead, c.req.valid('json'))), 200);
-    },
+    async (c) => c.json(await updateLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId, c.req.valid('json')), 200),
   )
   .openapi(
     sessionRoute({
@@ -47,7 +44,7 @@ export const leadRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      await deleteLead(c.var.em, await getLead(c.var.em, organizationId(c), c.req.valid('param').leadId));
+      await deleteLeadOf(c.var.em, organizationId(c), c.req.valid('param').leadId);
       return c.body(null, 204);
     },
   );

@@ -1,14 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { importLeadCsv } from '../../csv/import-leads.ts';
-import { findLeadsByIds, insertLeads, pageLeads } from '../../db/repos/leads.ts';
-import { createList, deleteList, getList, leadCounts, pageLists, updateList } from '../../db/repos/lists.ts';
+import { getList } from '../../db/repos/lists.ts';
 import { ApiError } from '../errors.ts';
+import { addLeadsToList, createListDto, deleteListOf, getListDto, pageListDtos, pageListLeadDtos, updateListDto } from '../handlers/lists.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { createRouter, sessionRoute } from '../router.ts';
-import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
-import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema, toLeadDto } from '../schemas/lead.ts';
-import { ListInputSchema, ListSchema, ListUpdateSchema, toListDto } from '../schemas/list.ts';
+import { pageOf, PageQuerySchema, uuidParam } from '../schemas/common.ts';
+import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
+import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const ListParams = uuidParam('listId');
@@ -31,10 +31,7 @@ export const listRoutes = createRouter()
       responses: { 201: { description: 'Created', ...json(ListSchema) } },
       errors: ['validation_error'],
     }),
-    async (c) => {
-      const list = await createList(c.var.em, organizationId(c), c.req.valid('json'));
-      return c.json(toListDto(list, 0), 201);
-    },
+    async (c) => c.json(await createListDto(c.var.em, organizationId(c), c.req.valid('json')), 201),
   )
   .openapi(
     sessionRoute({
@@ -46,12 +43,7 @@ export const listRoutes = createRouter()
       responses: { 200: { description: 'A page of lists', ...json(pageOf(ListSchema)) } },
       errors: ['validation_error'],
     }),
-    async (c) => {
-      const page = c.req.valid('query');
-      const { rows, total } = await pageLists(c.var.em, organizationId(c), offsetOf(page), page.limit);
-      const counts = await leadCounts(c.var.em, rows.map((l) => l.id));
-      return c.json(paginated(rows.map((l) => toListDto(l, counts.get(l.id) ?? 0)), total, page), 200);
-    },
+    async (c) => c.json(await pageListDtos(c.var.em, organizationId(c), c.req.valid('query')), 200),
   )
   .openapi(
     sessionRoute({
@@ -63,11 +55,7 @@ export const listRoutes = createRouter()
       responses: { 200: { description: 'The list', ...json(ListSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const list = await getList(c.var.em, organizationId(c), c.req.valid('param').listId);
-      const counts = await leadCounts(c.var.em, [list.id]);
-      return c.json(toListDto(list, counts.get(list.id) ?? 0), 200);
-    },
+    async (c) => c.json(await getListDto(c.var.em, organizationId(c), c.req.valid('param').listId), 200),
   )
   .openapi(
     sessionRoute({
@@ -79,12 +67,7 @@ export const listRoutes = createRouter()
       responses: { 200: { description: 'The list', ...json(ListSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const { em } = c.var;
-      const list = await updateList(em, await getList(em, organizationId(c), c.req.valid('param').listId), c.req.valid('json'));
-      const counts = await leadCounts(em, [list.id]);
-      return c.json(toListDto(list, counts.get(list.id) ?? 0), 200);
-    },
+    async (c) => c.json(await updateListDto(c.var.em, organizationId(c), c.req.valid('param').listId, c.req.valid('json')), 200),
   )
   .openapi(
     sessionRoute({
@@ -97,7 +80,7 @@ export const listRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      await deleteList(c.var.em, await getList(c.var.em, organizationId(c), c.req.valid('param').listId));
+      await deleteListOf(c.var.em, organizationId(c), c.req.valid('param').listId);
       return c.body(null, 204);
     },
   )
@@ -111,13 +94,7 @@ export const listRoutes = createRouter()
       responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const { em } = c.var;
-      const query = c.req.valid('query');
-      const list = await getList(em, organizationId(c), c.req.valid('param').listId);
-      const { rows, total } = await pageLeads(em, organizationId(c), { listId: list.id, emailStatus: query.emailStatus }, offsetOf(query), query.limit);
-      return c.json(paginated(rows.map(toLeadDto), total, query), 200);
-    },
+    async (c) => c.json(await pageListLeadDtos(c.var.em, organizationId(c), c.req.valid('param').listId, c.req.valid('query')), 200),
   )
   .openapi(
     sessionRoute({
@@ -129,13 +106,7 @@ export const listRoutes = createRouter()
       responses: { 201: { description: 'Created', ...json(BulkLeadsResult) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const { em } = c.var;
-      const list = await getList(em, organizationId(c), c.req.valid('param').listId);
-      const ids = await em.transactional((tx) => insertLeads(tx, organizationId(c), list.id, c.req.valid('json').leads, 'manual'));
-      const leads = await findLeadsByIds(em, ids);
-      return c.json({ created: ids.length, leads: leads.map(toLeadDto) }, 201);
-    },
+    async (c) => c.json(await addLeadsToList(c.var.em, organizationId(c), c.req.valid('param').listId, c.req.valid('json').leads, 'manual'), 201),
   )
   .openapi(
     sessionRoute({

@@ -1,0 +1,62 @@
+/**
+ * Bodies of the list routes, shared by the session routes (`/api/lists`) and the API-key routes
+ * (`/api/external/lists`): each route file declares its own contract and auth, then calls one of these.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IList } from '../../db/entities/list.ts';
+import { findLeadsByIds, insertLeads, type LeadFilter, pageLeads } from '../../db/repos/leads.ts';
+import { createList, deleteList, getList, leadCounts, pageLists, updateList } from '../../db/repos/lists.ts';
+import type { LeadSource } from '../../domain/lead.ts';
+import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
+import { type LeadInput, toLeadDto } from '../schemas/lead.ts';
+import { toListDto } from '../schemas/list.ts';
+
+async function withLeadCount(em: EntityManager, list: IList) {
+  const counts = await leadCounts(em, [list.id]);
+  return toListDto(list, counts.get(list.id) ?? 0);
+}
+
+export async function createListDto(em: EntityManager, organizationId: string, input: { name: string; description?: string | null }) {
+  return toListDto(await createList(em, organizationId, input), 0);
+}
+
+export async function pageListDtos(em: EntityManager, organizationId: string, page: PageQuery) {
+  const { rows, total } = await pageLists(em, organizationId, offsetOf(page), page.limit);
+  const counts = await leadCounts(em, rows.map((l) => l.id));
+  return paginated(rows.map((l) => toListDto(l, counts.get(l.id) ?? 0)), total, page);
+}
+
+export async function getListDto(em: EntityManager, organizationId: string, listId: string) {
+  return withLeadCount(em, await getList(em, organizationId, listId));
+}
+
+export async function updateListDto(
+  em: EntityManager,
+  organizationId: string,
+  listId: string,
+  input: { name?: string; description?: string | null },
+) {
+  return withLeadCount(em, await updateList(em, await getList(em, organizationId, listId), input));
+}
+
+export async function deleteListOf(em: EntityManager, organizationId: string, listId: string) {
+  await deleteList(em, await getList(em, organizationId, listId));
+}
+
+export async function pageListLeadDtos(
+  em: EntityManager,
+  organizationId: string,
+  listId: string,
+  query: PageQuery & Pick<LeadFilter, 'emailStatus'>,
+) {
+  const list = await getList(em, organizationId, listId);
+  const { rows, total } = await pageLeads(em, organizationId, { listId: list.id, emailStatus: query.emailStatus }, offsetOf(query), query.limit);
+  return paginated(rows.map(toLeadDto), total, query);
+}
+
+export async function addLeadsToList(em: EntityManager, organizationId: string, listId: string, inputs: LeadInput[], source: LeadSource) {
+  const list = await getList(em, organizationId, listId);
+  const ids = await em.transactional((tx) => insertLeads(tx, organizationId, list.id, inputs, source));
+  const leads = await findLeadsByIds(em, ids);
+  return { created: ids.length, leads: leads.map(toLeadDto) };
+}
