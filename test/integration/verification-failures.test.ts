@@ -1,47 +1,27 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { expectError } from '../support/agent.ts';
-import { startHarness, type Harness } from '../support/harness.ts';
-import {
-  type MailWorld,
-  standardAddressList,
-  standardWorld,
-  startMailWorld,
-} from '../support/mail-world/index.ts';
-import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import type { Harness } from '../support/harness.ts';
+import { standardAddressList, standardWorld } from '../support/mail-world/index.ts';
+import type { ZeroBounceServer } from '../support/providers/zerobounce.ts';
 import {
   allResults,
   inStage,
   listWithEmails,
-  mailWorldEnv,
   spendRows,
   startJob,
+  startVerificationWorld,
   waitForJob,
 } from '../support/verification.ts';
 
-let world: MailWorld;
 let zb: ZeroBounceServer;
 let h: Harness;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  world = await startMailWorld(standardWorld());
-  zb = await startZeroBounceServer();
-  h = await startHarness({
-    worker: true,
-    env: {
-      ...mailWorldEnv(world),
-      VERIFICATION_DECISION_TIMEOUT: '3s',
-      ZEROBOUNCE_API_KEY: zb.apiKey,
-      ZEROBOUNCE_BASE_URL: zb.url,
-      ZEROBOUNCE_BULK_BASE_URL: zb.url,
-    },
-  });
+  ({ zb, h, stop } = await startVerificationWorld(standardWorld(), { VERIFICATION_DECISION_TIMEOUT: '3s' }));
 });
-afterAll(async () => {
-  await h?.stop();
-  await zb?.close();
-  await world?.stop();
-});
+afterAll(() => stop?.());
 beforeEach(() => zb.reset());
 
 describe('verification workflow', () => {

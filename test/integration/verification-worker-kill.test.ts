@@ -12,6 +12,7 @@ import {
   spendRows,
   startJob,
   waitForJob,
+  zeroBounceEnv,
 } from '../support/verification.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -71,9 +72,7 @@ beforeAll(async () => {
     DATABASE_URL: inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: taskQueue,
-    ZEROBOUNCE_API_KEY: zb.apiKey,
-    ZEROBOUNCE_BASE_URL: zb.url,
-    ZEROBOUNCE_BULK_BASE_URL: zb.url,
+    ...zeroBounceEnv(zb),
   };
   // The API only: every worker of this test is a separate process on the same task queue.
   h = await startHarness({ env: { TEMPORAL_TASK_QUEUE: taskQueue } });

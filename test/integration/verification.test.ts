@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/agent.ts';
-import { startHarness, type Harness } from '../support/harness.ts';
+import type { Harness } from '../support/harness.ts';
 import {
   knownAddress,
   type ListedAddress,
@@ -9,17 +9,16 @@ import {
   STANDARD_EXPECTATIONS,
   standardAddressList,
   standardWorld,
-  startMailWorld,
   unknownAddress,
 } from '../support/mail-world/index.ts';
-import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import type { ZeroBounceServer } from '../support/providers/zerobounce.ts';
 import {
   allResults,
   inStage,
   listWithEmails,
-  mailWorldEnv,
   spendRows,
   startJob,
+  startVerificationWorld,
   waitForJob,
 } from '../support/verification.ts';
 
@@ -50,27 +49,16 @@ const SLOW_DOMAINS = {
 let world: MailWorld;
 let zb: ZeroBounceServer;
 let h: Harness;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  world = await startMailWorld({ domains: { ...standardWorld().domains, ...SLOW_DOMAINS } });
-  zb = await startZeroBounceServer();
-  h = await startHarness({
-    worker: true,
-    env: {
-      ...mailWorldEnv(world),
-      // The slow hosts answer after 600 ms; the silent one must still time out quickly.
-      SMTP_PROBE_TIMEOUT_MS: '1500',
-      ZEROBOUNCE_API_KEY: zb.apiKey,
-      ZEROBOUNCE_BASE_URL: zb.url,
-      ZEROBOUNCE_BULK_BASE_URL: zb.url,
-    },
-  });
+  ({ world, zb, h, stop } = await startVerificationWorld(
+    { domains: { ...standardWorld().domains, ...SLOW_DOMAINS } },
+    // The slow hosts answer after 600 ms; the silent one must still time out quickly.
+    { SMTP_PROBE_TIMEOUT_MS: '1500' },
+  ));
 });
-afterAll(async () => {
-  await h?.stop();
-  await zb?.close();
-  await world?.stop();
-});
+afterAll(() => stop?.());
 beforeEach(() => zb.reset());
 
 /** Two addresses per standard domain (one existing, one not), each with the result SMTP must give it. */

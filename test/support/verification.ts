@@ -1,8 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './agent.ts';
-import type { Harness } from './harness.ts';
-import type { MailWorld } from './mail-world/index.ts';
+import { type Harness, startHarness } from './harness.ts';
+import { type MailWorld, type MailWorldDescription, startMailWorld } from './mail-world/index.ts';
+import { startZeroBounceServer, type ZeroBounceServer } from './providers/zerobounce.ts';
 
 /** Environment pointing a harness's worker at a mail world, with test-sized SMTP deadlines. */
 export function mailWorldEnv(world: MailWorld): Record<string, string> {
@@ -13,6 +14,47 @@ export function mailWorldEnv(world: MailWorld): Record<string, string> {
     SMTP_PROBE_TIMEOUT_MS: '800',
     SMTP_GREYLIST_DELAY_MS: '200',
   };
+}
+
+/** Environment pointing a harness's worker at a stand-in ZeroBounce (single and bulk endpoints). */
+export function zeroBounceEnv(zb: ZeroBounceServer): Record<string, string> {
+  return { ZEROBOUNCE_API_KEY: zb.apiKey, ZEROBOUNCE_BASE_URL: zb.url, ZEROBOUNCE_BULK_BASE_URL: zb.url };
+}
+
+export interface VerificationWorld {
+  world: MailWorld;
+  zb: ZeroBounceServer;
+  h: Harness;
+  stop: () => Promise<void>;
+}
+
+/**
+ * A mail world, a stand-in ZeroBounce and a harness whose worker uses both; `env` adds to (or overrides)
+ * mailWorldEnv's test-sized settings.
+ */
+export async function startVerificationWorld(
+  description: MailWorldDescription,
+  env: Record<string, string> = {},
+): Promise<VerificationWorld> {
+  const world = await startMailWorld(description);
+  const zb = await startZeroBounceServer().catch(async (error: unknown) => {
+    await world.stop();
+    throw error;
+  });
+  const h = await startHarness({
+    worker: true,
+    env: { ...mailWorldEnv(world), ...zeroBounceEnv(zb), ...env },
+  }).catch(async (error: unknown) => {
+    await zb.close();
+    await world.stop();
+    throw error;
+  });
+  const stop = async () => {
+    await h.stop();
+    await zb.close();
+    await world.stop();
+  };
+  return { world, zb, h, stop };
 }
 
 /** A list holding one lead per given address (in chunks of the bulk route's 1000). */
