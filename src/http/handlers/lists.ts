@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IList } from '../../db/entities/list.ts';
 import { findLeadsByIds, insertLeads, type LeadFilter, pageLeads } from '../../db/repos/leads.ts';
-import { createList, deleteList, getList, leadCounts, pageLists, updateList } from '../../db/repos/lists.ts';
+import { createList, deleteList, getList, leadCounts, pageListsWithCounts, updateList } from '../../db/repos/lists.ts';
 import type { LeadSource } from '../../domain/lead.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
 import { type LeadInput, toLeadDto } from '../schemas/lead.ts';
@@ -21,9 +21,8 @@ export async function createListDto(em: EntityManager, organizationId: string, i
 }
 
 export async function pageListDtos(em: EntityManager, organizationId: string, page: PageQuery) {
-  const { rows, total } = await pageLists(em, organizationId, offsetOf(page), page.limit);
-  const counts = await leadCounts(em, rows.map((l) => l.id));
-  return paginated(rows.map((l) => toListDto(l, counts.get(l.id) ?? 0)), total, page);
+  const { rows, total } = await pageListsWithCounts(em, organizationId, offsetOf(page), page.limit);
+  return paginated(rows.map((l) => toListDto(l, l.leadCount)), total, page);
 }
 
 export async function getListDto(em: EntityManager, organizationId: string, listId: string) {

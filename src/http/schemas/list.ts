@@ -23,7 +23,7 @@ export const ListSchema = z
   })
   .openapi('List');
 
-export const toListDto = (l: IList, leadCount: number): z.infer<typeof ListSchema> => ({
+export const toListDto = (l: Pick<IList, 'id' | 'name' | 'description' | 'createdAt' | 'updatedAt'>, leadCount: number): z.infer<typeof ListSchema> => ({
   id: l.id,
   name: l.name,
   description: l.description ?? null,
