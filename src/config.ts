@@ -52,6 +52,11 @@ const schema = z
     RATE_LIMIT_PER_MINUTE: int(600, 1),
     RATE_LIMIT_BURST: int(120, 1),
     BODY_LIMIT_BYTES: int(1_048_576, 1024),
+    // Per client address (an IPv6 address counts by its /64): account creation, and sign-in attempts of any outcome.
+    SIGNUP_PER_HOUR: int(5, 1),
+    LOGIN_PER_MINUTE: int(20, 1),
+    // Reverse proxies in front of the API: the client address is that many entries from the right of X-Forwarded-For.
+    TRUST_PROXY_HOPS: int(0),
     SMTP_PROBE_PORT: int(25, 1).pipe(z.number().max(65535)),
     SMTP_PROBE_HELO: z.string().min(1).default(os.hostname()),
     SMTP_PROBE_FROM: optionalString,

@@ -1,9 +1,9 @@
-import { serve } from '@hono/node-server';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
 import { createApp } from './http/app.ts';
+import { listen } from './http/server.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { createWorker } from './temporal/worker.ts';
@@ -21,7 +21,7 @@ async function main() {
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config);
     const app = createApp({ config, orm, temporal });
-    const server = serve({ fetch: app.fetch, port: config.PORT }, (info) =>
+    const server = listen(app.fetch, { port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),
     );
     stops.push(
@@ -42,6 +42,13 @@ async function main() {
       await connection.close();
     });
   }
+
+  // The last line of defence: an error that escaped its request (each known cause is handled where it arises)
+  // is logged, and every other request and activity goes on, instead of the whole process exiting.
+  process.on('uncaughtException', (err) => log.error('uncaught exception; still serving', { error: err.stack ?? String(err) }));
+  process.on('unhandledRejection', (err) =>
+    log.error('unhandled rejection; still serving', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,25 +1,44 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LoginFailure } from '../db/entities/index.ts';
 
-export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60_000;
+/** Failures of one email from one client address, and of one client address over all emails. */
+export const MAX_FAILURES = 10;
+/**
+ * Failures of one email from every address together. Far above MAX_FAILURES, so a stranger cannot lock an
+ * account by failing from one address (the owner, signing in from another, is not throttled by that), yet a
+ * guesser spread over many addresses still meets a ceiling.
+ */
+export const MAX_ACCOUNT_FAILURES = 100;
+
+const NTH_FAILURES = `
+select
+  (select created_at from login_failure where email = ? and client_ip = ? and created_at > ?
+    order by created_at desc offset ${MAX_FAILURES - 1} limit 1) as pair,
+  (select created_at from login_failure where client_ip = ? and created_at > ?
+    order by created_at desc offset ${MAX_FAILURES - 1} limit 1) as address,
+  (select created_at from login_failure where email = ? and created_at > ?
+    order by created_at desc offset ${MAX_ACCOUNT_FAILURES - 1} limit 1) as account`;
 
 /**
  * Seconds until the caller may try again, or 0. Failures are counted in PostgreSQL so every API process
- * sees the same ones: with MAX_FAILURES failures for one email or one client address within the window,
- * the next attempt waits until the MAX_FAILURES-th most recent one leaves the window.
+ * sees the same ones: once a rule's limit is reached within the window, the next attempt waits until the
+ * oldest failure that counts leaves the window.
  */
 export async function throttledForSeconds(em: EntityManager, email: string, clientIp: string): Promise<number> {
   const since = new Date(Date.now() - WINDOW_MS);
-  const nth = (where: { email: string } | { clientIp: string }) =>
-    em.findOne(
-      LoginFailure,
-      { ...where, createdAt: { $gt: since } },
-      { orderBy: { createdAt: 'desc' }, offset: MAX_FAILURES - 1, fields: ['createdAt'] },
-    );
-  const [byEmail, byIp] = await Promise.all([nth({ email }), nth({ clientIp })]);
-  const until = Math.max(byEmail?.createdAt.getTime() ?? 0, byIp?.createdAt.getTime() ?? 0) + WINDOW_MS;
-  return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
+  const [row] = await em.execute<Array<Record<'pair' | 'address' | 'account', Date | null>>>(NTH_FAILURES, [
+    email,
+    clientIp,
+    since,
+    clientIp,
+    since,
+    email,
+    since,
+  ]);
+  const latest = Math.max(...[row?.pair, row?.address, row?.account].map((at) => (at ? new Date(at).getTime() : 0)));
+  const until = latest + WINDOW_MS;
+  return latest > 0 && until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
 }
 
 export async function recordFailure(em: EntityManager, email: string, clientIp: string) {

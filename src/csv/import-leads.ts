@@ -5,7 +5,7 @@ import { mapHeader, rowToObject } from '../domain/csv-header.ts';
 import { LEAD_CSV_ALIASES } from '../domain/lead-csv.ts';
 import { ApiError } from '../http/errors.ts';
 import { type LeadInput, LeadInputSchema } from '../http/schemas/lead.ts';
-import { CsvFormatError, readCsvRecords } from './read.ts';
+import { readCsvRecords, uploadError } from './read.ts';
 
 const BATCH = 1000;
 const MAX_REPORTED_ERRORS = 100;
@@ -20,7 +20,13 @@ export interface LeadImportResult {
  * Streams a lead CSV into a list inside one transaction: a failure part-way (413, broken upload) stores
  * nothing, so a retry never doubles rows. Rows that fail validation are skipped and reported by row number.
  */
-export async function importLeadCsv(em: EntityManager, organizationId: string, listId: string, file: Readable): Promise<LeadImportResult> {
+export async function importLeadCsv(
+  em: EntityManager,
+  organizationId: string,
+  listId: string,
+  file: Readable,
+  maxRows: number,
+): Promise<LeadImportResult> {
   return em.transactional(async (tx) => {
     const result: LeadImportResult = { created: 0, skipped: 0, errors: [] };
     let mapping: Map<number, keyof typeof LEAD_CSV_ALIASES> | undefined;
@@ -45,6 +51,9 @@ export async function importLeadCsv(em: EntityManager, organizationId: string, l
           continue;
         }
         rowNumber++;
+        if (rowNumber - 1 > maxRows) {
+          throw new ApiError('unprocessable', `The file has more than ${maxRows} data rows`, { reason: 'too_many_rows', maxRows });
+        }
         const raw = rowToObject(record, mapping);
         const parsed = LeadInputSchema.safeParse(raw);
         if (!parsed.success || Object.keys(raw).length === 0) {
@@ -59,10 +68,7 @@ export async function importLeadCsv(em: EntityManager, organizationId: string, l
         if (batch.length >= BATCH) await flush();
       }
     } catch (err) {
-      if (err instanceof CsvFormatError) {
-        throw new ApiError(err.kind === 'binary' ? 'unsupported_media_type' : 'unprocessable', err.message, { reason: err.kind });
-      }
-      throw err;
+      throw uploadError(err);
     }
     if (!mapping) throw new ApiError('unprocessable', 'The file has no header row', { reason: 'empty' });
     await flush();

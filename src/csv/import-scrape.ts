@@ -9,7 +9,7 @@ import {
   scrapeRowValues,
 } from '../domain/scrape.ts';
 import { ApiError } from '../http/errors.ts';
-import { CsvFormatError, readCsvRecords } from './read.ts';
+import { readCsvRecords, uploadError } from './read.ts';
 
 const BATCH = 1000;
 
@@ -51,10 +51,7 @@ export async function storeScrapeRows(em: EntityManager, jobId: string, file: Re
       }
     }
   } catch (err) {
-    if (err instanceof CsvFormatError) {
-      throw new ApiError(err.kind === 'binary' ? 'unsupported_media_type' : 'unprocessable', err.message, { reason: err.kind });
-    }
-    throw err;
+    throw uploadError(err);
   }
   if (!mapping) throw new ApiError('unprocessable', 'The file has no header row', { reason: 'empty' });
   if (rowNumber === 0) throw new ApiError('unprocessable', 'The file has no data rows', { reason: 'no_data_rows' });

@@ -14,6 +14,8 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {})
     allowGlobalContext: false,
     forceUtcTimezone: true,
     pool: { max: overrides.pool?.max ?? 10 },
+    // A database that accepts no connections must fail the request in seconds (503), not hold it.
+    driverOptions: { connectionTimeoutMillis: 5_000 },
     migrations: {
       path: MIGRATIONS_PATH,
       pathTs: MIGRATIONS_PATH,

@@ -1,4 +1,4 @@
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { ApiError } from './errors.ts';
@@ -10,17 +10,18 @@ export interface UploadedFile {
 
 /**
  * Streams a multipart body: text fields are collected, the one file field is handed to `consume` as it
- * arrives and is never buffered whole. Over `maxFileBytes` the stream errors with 413.
+ * arrives and is never buffered whole. Over `maxFileBytes` the stream errors with 413; a body without the
+ * file field is a 400, and so is one cut short (a truncated body or a client that went away).
  */
 export async function streamMultipart<T>(
   req: Request,
   opts: { fileField: string; maxFileBytes: number; consume: (file: UploadedFile) => Promise<T> },
-): Promise<{ fields: Record<string, string>; result: T | undefined }> {
+): Promise<{ fields: Record<string, string>; result: T }> {
   const contentType = req.headers.get('content-type') ?? '';
   if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
     throw new ApiError('unsupported_media_type', 'Send multipart/form-data with a CSV in the `file` field');
   }
-  if (!req.body) throw new ApiError('unprocessable', 'The upload is empty', { reason: 'no_file' });
+  if (!req.body) throw missingFile(opts.fileField);
 
   const fields: Record<string, string> = {};
   let consumed: Promise<T> | undefined;
@@ -52,26 +53,37 @@ export async function streamMultipart<T>(
           else callback(null, chunk);
         },
       });
-      // Once the consumer stops, the rest of the upload is drained, never stored.
+      // Once the consumer stops (a 413, a bad row), the rest of the upload is drained, never stored; busboy's file
+      // stream must stay alive for that, so this is pipe with both error paths handled rather than pipeline.
       const drain = () => {
         stream.unpipe(limited);
         stream.resume();
       };
       limited.on('error', drain);
+      // An upload cut short errors the file stream: the consumer sees it, and it is never an unhandled 'error'.
+      stream.on('error', (err) => limited.destroy(err));
       stream.pipe(limited);
       consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream: limited });
       consumed.catch(drain);
     });
-    parser.on('error', () => reject(new ApiError('validation_error', 'Malformed multipart body')));
+    parser.on('error', (err: unknown) =>
+      reject(
+        err instanceof ApiError
+          ? err
+          : new ApiError('validation_error', 'The upload is not a complete multipart/form-data body', [{ path: 'body', message: String((err as Error).message) }]),
+      ),
+    );
     parser.on('close', resolve);
   });
 
-  const body = Readable.fromWeb(req.body as WebReadableStream<Uint8Array>);
-  body.on('error', (err) => parser.destroy(err));
-  body.pipe(parser);
+  pipeline(Readable.fromWeb(req.body as WebReadableStream<Uint8Array>), parser, () => undefined);
   await finished.catch(async (err) => {
     if (consumed) await consumed.catch(() => undefined);
     throw err;
   });
-  return { fields, result: consumed ? await consumed : undefined };
+  if (!consumed) throw missingFile(opts.fileField);
+  return { fields, result: await consumed };
 }
+
+const missingFile = (field: string) =>
+  new ApiError('validation_error', `The upload has no \`${field}\` field`, [{ path: `body.${field}`, message: 'Required' }]);

@@ -15,8 +15,21 @@ export function createRouter() {
         }));
         throw new ApiError('validation_error', `Invalid request ${result.target}`, details);
       }
+      const nul = pathOfNul(result.data, [result.target]);
+      if (nul) throw new ApiError('validation_error', `Invalid request ${result.target}`, [{ path: nul, message: 'Text may not contain a NUL character' }]);
     },
   });
+}
+
+/** PostgreSQL cannot store U+0000 in text; the first string holding one, as a field path, is refused up front. */
+export function pathOfNul(value: unknown, path: string[]): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = pathOfNul(inner, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 type Extra = { errors?: ErrorCode[] };

@@ -55,6 +55,28 @@ describe('POST /api/auth/signup', () => {
   });
 });
 
+describe('per-address limits on signup and login', () => {
+  it('refuses signups from one address past SIGNUP_PER_HOUR with 429, so SIGNUP_CREDITS cannot be farmed', async () => {
+    const limited = await startHarness({ env: { SIGNUP_PER_HOUR: '3', LOGIN_PER_MINUTE: '4' } });
+    try {
+      const client = new Agent(limited.app);
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await client.post('/api/auth/signup', { email: newEmail(), password, organizationName: 'Farm' })).status);
+      expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+      const refused = await client.post('/api/auth/signup', { email: newEmail(), password, organizationName: 'Farm' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another address is not affected.
+      expect((await new Agent(limited.app).post('/api/auth/signup', { email: newEmail(), password, organizationName: 'Other' })).status).toBe(201);
+
+      const logins = [];
+      for (let i = 0; i < 6; i++) logins.push((await client.post('/api/auth/login', { email: newEmail(), password })).status);
+      expect(logins).toEqual([401, 401, 401, 401, 429, 429]);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
 describe('POST /api/auth/login and /logout', () => {
   it('logs in, and after logout the same session cookie is dead', async () => {
     const { email } = await h.signup();
@@ -78,16 +100,38 @@ describe('POST /api/auth/login and /logout', () => {
     expect(wrong.body).toEqual(unknown.body);
   });
 
-  it('throttles after 10 failures for one email with 429 and Retry-After, even with the right password', async () => {
+  it('throttles after 10 failures for one email from one address with 429 and Retry-After, even with the right password', async () => {
     const { email } = await h.signup();
+    const attacker = new Agent(h.app);
     for (let i = 0; i < 10; i++) {
-      expectError(await new Agent(h.app).post('/api/auth/login', { email, password: `wrong-${i}-password` }), 401, 'unauthorized');
+      expectError(await attacker.post('/api/auth/login', { email, password: `wrong-${i}-password` }), 401, 'unauthorized');
     }
-    const res = await new Agent(h.app).post('/api/auth/login', { email, password });
+    const res = await attacker.post('/api/auth/login', { email, password });
     expectError(res, 429, 'rate_limited');
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(800);
     expect(retryAfter).toBeLessThanOrEqual(900);
+    // The owner, elsewhere, is not locked out by a stranger's failures.
+    expect((await new Agent(h.app).post('/api/auth/login', { email, password })).status).toBe(200);
+  });
+
+  it('throttles one address after 10 failures over any emails', async () => {
+    const { email } = await h.signup();
+    const guesser = new Agent(h.app);
+    for (let i = 0; i < 10; i++) {
+      expectError(await guesser.post('/api/auth/login', { email: newEmail(), password }), 401, 'unauthorized');
+    }
+    expectError(await guesser.post('/api/auth/login', { email, password }), 429, 'rate_limited');
+  });
+
+  it('throttles one email after 100 failures spread over many addresses', async () => {
+    const { email } = await h.signup();
+    await h.sql(
+      `insert into login_failure (id, email, client_ip, created_at)
+       select gen_random_uuid(), ?, '10.9.' || (i / 250) || '.' || (i % 250), now() - interval '1 minute' from generate_series(1, 100) i`,
+      [email],
+    );
+    expectError(await new Agent(h.app).post('/api/auth/login', { email, password }), 429, 'rate_limited');
   });
 
   it('rejects an expired session', async () => {

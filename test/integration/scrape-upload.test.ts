@@ -176,7 +176,7 @@ describe('POST /api/scrape/jobs: rejections store nothing', () => {
 
     const noFile = new FormData();
     noFile.append('name', 'nothing');
-    expect(expectError(await agent.post('/api/scrape/jobs', noFile), 422, 'unprocessable').details.reason).toBe('no_file');
+    expect(expectError(await agent.post('/api/scrape/jobs', noFile), 400, 'validation_error').details).toEqual([{ path: 'body.file', message: 'Required' }]);
 
     const rows = Array.from({ length: 51 }, (_, i) => `Co ${i}`).join('\n');
     const tooMany = expectError(await agent.post('/api/scrape/jobs', scrapeForm(`company\n${rows}\n`)), 422, 'unprocessable');

@@ -40,6 +40,8 @@ export async function startHarness(
     APP_ORIGINS: 'http://app.test',
     // Tests fire many requests per session; those that exercise the rate limit pass their own budget.
     RATE_LIMIT_BURST: '1000000',
+    SIGNUP_PER_HOUR: '1000000',
+    LOGIN_PER_MINUTE: '1000000',
     ...options.env,
   });
   const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } });

@@ -1,38 +1,57 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export interface WorkerProcess {
+export interface ServiceProcess {
+  /** `http://127.0.0.1:<port>` when the process serves the API. */
+  url: string;
   /** SIGKILL: the process dies mid-whatever, with no chance to finish, flush or report. */
   kill(): Promise<void>;
+  /** Whether the process is still running. */
+  alive(): boolean;
   output(): string;
 }
+export type WorkerProcess = ServiceProcess;
 
 const MAIN = path.join(import.meta.dirname, '../../src/main.ts');
 
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /**
- * The production worker (`ROLE=worker node src/main.ts`) as a separate process, so a test can kill
- * it the hard way. Resolves once it polls its task queue.
+ * The production entry point (`node src/main.ts`) as a separate process, so a test can see it survive (or
+ * kill it the hard way). Resolves once it serves HTTP (`api`), polls its task queue (`worker`), or both (`all`).
  */
-export async function startWorkerProcess(
+export async function startServiceProcess(
   env: Record<string, string>,
+  role: 'all' | 'api' | 'worker',
   readyTimeoutMs = 120_000,
-): Promise<WorkerProcess> {
+): Promise<ServiceProcess> {
+  const port = role === 'worker' ? 0 : await freePort();
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, ROLE: 'worker' },
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, ROLE: role, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const awaited = new Set([...(role !== 'api' ? ['"worker running"'] : []), ...(role !== 'worker' ? ['"api listening"'] : [])]);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`worker not ready in ${readyTimeoutMs} ms:\n${lines.join('\n')}`)),
+      () => reject(new Error(`${role} process not ready in ${readyTimeoutMs} ms:\n${lines.join('\n')}`)),
       readyTimeoutMs,
     );
     const onLine = (line: string) => {
       lines.push(line);
-      if (lines.length > 200) lines.shift();
-      if (line.includes('"worker running"')) {
+      if (lines.length > 500) lines.shift();
+      for (const marker of awaited) if (line.includes(marker)) awaited.delete(marker);
+      if (awaited.size === 0) {
         clearTimeout(timer);
         resolve();
       }
@@ -41,14 +60,19 @@ export async function startWorkerProcess(
     createInterface({ input: child.stderr! }).on('line', onLine);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`worker exited before it was ready:\n${lines.join('\n')}`));
+      reject(new Error(`${role} process exited before it was ready:\n${lines.join('\n')}`));
     });
   });
   return {
+    url: `http://127.0.0.1:${port}`,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
+    alive: () => child.exitCode === null && child.signalCode === null,
     output: () => lines.join('\n'),
   };
 }
+
+export const startWorkerProcess = (env: Record<string, string>, readyTimeoutMs?: number) =>
+  startServiceProcess(env, 'worker', readyTimeoutMs);

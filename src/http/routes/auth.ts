@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../auth/passwords.ts';
@@ -7,6 +6,8 @@ import { recordFailure, throttledForSeconds } from '../../auth/login-throttle.ts
 import { createSession, deleteSession, SESSION_COOKIE } from '../../auth/sessions.ts';
 import { Organization, User } from '../../db/entities/index.ts';
 import { applyCredits } from '../../db/repos/credits.ts';
+import { takeToken } from '../../db/repos/rate-limits.ts';
+import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
@@ -45,13 +46,19 @@ async function startSession(c: Context<AppEnv>, userId: string) {
   setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'Lax', path: '/', secure, expires: expiresAt });
 }
 
-const clientIp = (c: Context<AppEnv>) => {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-};
+/**
+ * Spends one of the client address's tokens for `action`: signups are CPU (a memory-hard hash) and credits
+ * (SIGNUP_CREDITS), sign-ins are CPU, so one address gets only a few of each whatever their outcome.
+ */
+async function limitPerAddress(c: Context<AppEnv>, action: 'signup' | 'login', address: string) {
+  const { SIGNUP_PER_HOUR, LOGIN_PER_MINUTE } = c.var.deps.config;
+  const policy = action === 'signup' ? { perMinute: SIGNUP_PER_HOUR / 60, burst: SIGNUP_PER_HOUR } : { perMinute: LOGIN_PER_MINUTE, burst: LOGIN_PER_MINUTE };
+  const { granted, tokens } = await takeToken(c.var.em, `${action}-address:${address}`, policy);
+  if (granted) return;
+  const wait = Math.max(1, Math.ceil(((1 - tokens) * 60) / policy.perMinute));
+  const what = action === 'signup' ? 'sign-ups' : 'sign-in attempts';
+  throw new ApiError('rate_limited', `Too many ${what} from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) });
+}
 
 export const authRoutes = createRouter()
   .openapi(
@@ -62,12 +69,13 @@ export const authRoutes = createRouter()
       summary: 'Create a user and its organization, and sign in',
       request: { body: { required: true, ...json(SignupSchema) } },
       responses: { 201: { description: 'Signed up; session cookie set', ...json(Me) } },
-      errors: ['validation_error', 'conflict'],
+      errors: ['validation_error', 'conflict', 'rate_limited'],
     }),
     async (c) => {
       const body = c.req.valid('json');
       const { em } = c.var;
       const { config } = c.var.deps;
+      await limitPerAddress(c, 'signup', clientAddress(c));
       const passwordHash = await hashPassword(body.password);
       const userId = await em.transactional(async (tx) => {
         if (await tx.count(User, { email: body.email })) throw new ApiError('conflict', 'An account with this email already exists');
@@ -103,7 +111,8 @@ export const authRoutes = createRouter()
     async (c) => {
       const { email, password } = c.req.valid('json');
       const { em } = c.var;
-      const ip = clientIp(c);
+      const ip = clientAddress(c);
+      await limitPerAddress(c, 'login', ip);
       const wait = await throttledForSeconds(em, email, ip);
       if (wait > 0) {
         throw new ApiError('rate_limited', 'Too many failed sign-ins; try again later', { retryAfterSeconds: wait }, { 'Retry-After': String(wait) });

@@ -28,10 +28,13 @@ export const healthRoutes = createRouter()
     }),
     async (c) => {
       const { orm, temporal } = c.var.deps;
-      const timeout = AbortSignal.timeout(3000);
+      const signal = AbortSignal.timeout(READY_DEADLINE_MS);
       const [db, tmp] = await Promise.allSettled([
-        orm.em.getConnection().execute('select 1'),
-        temporal.connection.withAbortSignal(timeout, () => temporal.workflowService.getSystemInfo({})),
+        withinDeadline(signal, orm.em.getConnection().execute('select 1')),
+        withinDeadline(
+          signal,
+          temporal.connection.withAbortSignal(signal, () => temporal.workflowService.getSystemInfo({})),
+        ),
       ]);
       const database = db.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
       const temporalState = tmp.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
@@ -39,3 +42,15 @@ export const healthRoutes = createRouter()
       return c.json({ status: 'unavailable' as const, database, temporal: temporalState }, 503);
     },
   );
+
+const READY_DEADLINE_MS = 3000;
+
+/** Settles by the deadline whatever the check does: a connection attempt may not honour the abort by itself. */
+function withinDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    work.then(resolve, reject);
+  });
+}

@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { importLeadCsv } from '../../csv/import-leads.ts';
 import { getList } from '../../db/repos/lists.ts';
-import { ApiError } from '../errors.ts';
 import { addLeadsToList, createListDto, deleteListOf, getListDto, pageListDtos, pageListLeadDtos, updateListDto } from '../handlers/lists.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
@@ -134,9 +133,8 @@ export const listRoutes = createRouter()
       const { result } = await streamMultipart(c.req.raw, {
         fileField: 'file',
         maxFileBytes: c.var.deps.config.SCRAPE_MAX_FILE_BYTES,
-        consume: (file) => importLeadCsv(em, organizationId(c), list.id, file.stream),
+        consume: (file) => importLeadCsv(em, organizationId(c), list.id, file.stream, c.var.deps.config.SCRAPE_MAX_ROWS),
       });
-      if (!result) throw new ApiError('unprocessable', 'No `file` field in the upload', { reason: 'no_file' });
       return c.json(result, 201);
     },
   );

@@ -25,7 +25,7 @@ import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
-import { createRouter, sessionRoute } from '../router.ts';
+import { createRouter, pathOfNul, sessionRoute } from '../router.ts';
 import { offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
 import {
   ScrapeCreatedSchema,
@@ -125,12 +125,13 @@ export const scrapeRoutes = createRouter()
           maxFileBytes: deps.config.SCRAPE_MAX_FILE_BYTES,
           consume: async (file) => ({ fileName: file.fileName, ...(await storeScrapeRows(tx, created.id, file.stream, deps.config.SCRAPE_MAX_ROWS)) }),
         });
-        if (!result) throw new ApiError('unprocessable', 'No `file` field in the upload', { reason: 'no_file' });
         const parsed = ScrapeUploadFieldsSchema.safeParse(fields);
         if (!parsed.success) {
           const details = parsed.error.issues.map((issue) => ({ path: ['form', ...issue.path.map(String)].join('.'), message: issue.message }));
           throw new ApiError('validation_error', 'Invalid upload fields', details);
         }
+        const nul = pathOfNul(parsed.data, ['form']);
+        if (nul) throw new ApiError('validation_error', 'Invalid upload fields', [{ path: nul, message: 'Text may not contain a NUL character' }]);
         const inputType = parsed.data.inputType ?? detectInputType(result.columns);
         if (!inputType) {
           throw new ApiError('unprocessable', 'The header row names no usable set of columns', {

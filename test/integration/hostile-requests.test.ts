@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { initOrm, type Orm } from '../../src/db/orm.ts';
+import { multipartBody, requestBytes, sendRaw } from '../support/raw-http.ts';
+import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
+
+// The whole service (API and worker in one process, as ROLE=all deploys it) behind a real socket, so a request
+// that could take the process down would show here as a dead process or an 'uncaught' line in its log.
+let service: ServiceProcess;
+let cookie: string;
+let listId: string;
+let orm: Orm;
+const sql = (query: string, params: unknown[] = []) => orm.em.fork().getConnection().execute(query, params);
+const MAX_FILE = 20_000;
+
+beforeAll(async () => {
+  orm = await initOrm(inject('databaseUrl'), { pool: { max: 2 } });
+  service = await startServiceProcess(
+    {
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `hostile-${randomUUID()}`,
+      APP_ORIGINS: 'http://app.test',
+      SCRAPE_MAX_FILE_BYTES: String(MAX_FILE),
+      SCRAPE_MAX_ROWS: '100',
+      RATE_LIMIT_BURST: '1000000',
+    },
+    'all',
+  );
+  const signup = await fetch(`${service.url}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `u-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Acme' }),
+  });
+  expect(signup.status).toBe(201);
+  cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
+  const list = await fetch(`${service.url}/api/lists`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, origin: service.url },
+    body: JSON.stringify({ name: 'Uploads' }),
+  });
+  listId = ((await list.json()) as { id: string }).id;
+});
+
+afterAll(async () => {
+  await service?.kill();
+  await orm?.close();
+});
+
+const leadCsv = (rows: number) => `email,first_name\n${Array.from({ length: rows }, (_, i) => `lead${i}@acme.test,Lead ${i}`).join('\n')}\n`;
+
+function upload(path: string, file: string | Buffer, fields: Record<string, string> = {}) {
+  const { body, contentType } = multipartBody(file, fields);
+  return requestBytes('POST', path, { cookie, origin: 'http://app.test', 'content-type': contentType }, body);
+}
+
+async function leadCount() {
+  const [row] = await sql('select count(*)::int as n from lead where list_id = ?', [listId]);
+  return row!.n as number;
+}
+
+async function expectServing() {
+  expect(service.alive()).toBe(true);
+  expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+  expect(service.output()).not.toMatch(/uncaught|unhandled/i);
+}
+
+describe('uploads cut short', () => {
+  it('a client that goes away at any byte of a lead import or a scrape upload costs only its own request', async () => {
+    const lead = upload(`/api/lists/${listId}/leads/import`, leadCsv(60));
+    const scrape = upload('/api/scrape/jobs', `company\n${Array.from({ length: 60 }, (_, i) => `Company ${i}`).join('\n')}\n`, { name: 'cut' });
+    for (const bytes of [lead, scrape]) {
+      // Every 7th byte: inside the request line, the headers, each part's headers and the file itself; gone at
+      // once, or after the server has begun to read the body.
+      for (let at = 1; at < bytes.length; at += 7) {
+        await sendRaw(service.url, bytes, at);
+        await sendRaw(service.url, bytes, at, 20);
+      }
+    }
+    await expectServing();
+    expect(await leadCount()).toBe(0);
+    const [scrapes] = await sql('select count(*)::int as n from scrape_job where name = ?', ['cut']);
+    expect(scrapes!.n).toBe(0);
+
+    const whole = await sendRaw(service.url, lead);
+    expect(whole?.status).toBe(201);
+    expect(await leadCount()).toBe(60);
+  });
+
+  it('a body without its final boundary → 400, nothing stored', async () => {
+    const { body, contentType, tail } = multipartBody(leadCsv(5));
+    const truncated = body.subarray(0, body.length - tail.length);
+    const before = await leadCount();
+    const res = await sendRaw(
+      service.url,
+      requestBytes('POST', `/api/lists/${listId}/leads/import`, { cookie, origin: 'http://app.test', 'content-type': contentType }, truncated),
+    );
+    expect(res?.status).toBe(400);
+    expect(JSON.parse(res!.body).error.code).toBe('validation_error');
+    expect(await leadCount()).toBe(before);
+    await expectServing();
+  });
+
+  it('a file over the limit → 413 on both upload routes, nothing stored', async () => {
+    const big = leadCsv(1000);
+    expect(big.length).toBeGreaterThan(MAX_FILE);
+    const before = await leadCount();
+    for (const path of [`/api/lists/${listId}/leads/import`, '/api/scrape/jobs']) {
+      const res = await sendRaw(service.url, upload(path, path.includes('scrape') ? `company\n${big}` : big, { name: 'big' }));
+      expect(res?.status).toBe(413);
+      expect(JSON.parse(res!.body).error.code).toBe('payload_too_large');
+    }
+    expect(await leadCount()).toBe(before);
+    await expectServing();
+  });
+});
+
+describe('limits Node enforces before any handler', () => {
+  it('a 70 KB path → 414 and 20 KB of headers → 431, in the contract shape', async () => {
+    const longPath = await sendRaw(service.url, requestBytes('GET', `/api/lists/${'a'.repeat(70_000)}`, {}));
+    expect(longPath?.status).toBe(414);
+    expect(JSON.parse(longPath!.body).error.code).toBe('uri_too_long');
+    const bigHeaders = await sendRaw(service.url, requestBytes('GET', '/healthz', { 'x-padding': 'b'.repeat(20_000) }));
+    expect(bigHeaders?.status).toBe(431);
+    expect(JSON.parse(bigHeaders!.body).error.code).toBe('headers_too_large');
+    const garbage = await sendRaw(service.url, Buffer.from('NOT HTTP AT ALL\r\n\r\n'));
+    expect(garbage?.status).toBe(400);
+    await expectServing();
+  });
+});
