@@ -142,10 +142,12 @@ export async function* readCsvRecords(source: Readable | AsyncIterable<Buffer>):
   });
   // pipeline (not pipe) so that an error anywhere destroys every stage and reaches the loop below.
   pipeline(Readable.from(rest()), textGuard(), parser, () => undefined);
+  let row = 0;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
+      row++;
       if (record.length > MAX_COLUMNS) {
-        throw new CsvFormatError('too_many_columns', `A row has ${record.length} columns (at most ${MAX_COLUMNS})`, parser.info.lines);
+        throw new CsvFormatError('too_many_columns', `Row ${row} has ${record.length} columns (at most ${MAX_COLUMNS})`);
       }
       if (record.every((cell) => cell === '')) continue;
       yield record;

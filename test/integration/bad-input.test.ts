@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Agent, expectError } from '../support/agent.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { scrapeForm } from '../support/scrape.ts';
+
+// The user's own input at fault: a clear 4xx naming what is wrong, and nothing half-stored.
+let h: Harness;
+let agent: Agent;
+let listId: string;
+beforeAll(async () => {
+  h = await startHarness({ env: { SCRAPE_MAX_ROWS: '20' } });
+  ({ agent } = await h.signup());
+  listId = (await agent.post('/api/lists', { name: 'Imports' })).body.id;
+});
+afterAll(() => h.stop());
+
+const leadCount = async () => (await h.sql('select count(*)::int as n from lead where list_id = ?', [listId]))[0].n as number;
+
+const BROKEN: Array<[string, string | Uint8Array, string, number | undefined]> = [
+  ['a quote never closed', 'email,name\na@x.test,Ann\nb@x.test,"Bob\n', 'unclosed_quote', undefined],
+  ['a character after a closing quote', 'email,name\na@x.test,Ann\nb@x.test,"Bob"x\n', 'invalid_closing_quote', 3],
+  ['Latin-1 text', Buffer.concat([Buffer.from('email,name\na@x.test,J'), Buffer.from([0xfc]), Buffer.from('rgen\n')]), 'invalid_encoding', 2],
+  ['a 5 MB cell', `email,notes\na@x.test,${'n'.repeat(5 * 1024 * 1024)}\n`, 'record_too_large', undefined],
+  ['100,000 columns', `email,${Array.from({ length: 100_000 }, (_, i) => `c${i}`).join(',')}\na@x.test\n`, 'too_many_columns', undefined],
+];
+
+describe('malformed CSV → 422 with the reason and the line, nothing stored', () => {
+  it.each(BROKEN)('lead import: %s', async (_name, csv, reason, line) => {
+    const form = scrapeForm(csv, { fileName: 'leads.csv' });
+    const err = expectError(await agent.post(`/api/lists/${listId}/leads/import`, form), 422, 'unprocessable');
+    expect(err.details.reason).toBe(reason);
+    if (line !== undefined) expect(err.details.line).toBe(line);
+    expect(await leadCount()).toBe(0);
+  });
+
+  it.each(BROKEN)('scrape upload: %s', async (_name, csv, reason) => {
+    const before = (await h.sql('select count(*)::int as n from scrape_job'))[0].n;
+    const body = typeof csv === 'string' ? csv.replace(/^email/, 'company') : csv;
+    const err = expectError(await agent.post('/api/scrape/jobs', scrapeForm(body, { fields: { name: 'broken' } })), 422, 'unprocessable');
+    expect(err.details.reason).toBe(reason);
+    expect((await h.sql('select count(*)::int as n from scrape_job'))[0].n).toBe(before);
+  });
+
+  it('ragged rows import (short rows padded, extra cells ignored)', async () => {
+    const res = await agent.post(`/api/lists/${listId}/leads/import`, scrapeForm('email,first_name,last_name\nragged1@x.test\nragged2@x.test,Ann,Lee,extra\n'));
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ created: 2, skipped: 0 });
+    await h.sql('delete from lead where list_id = ?', [listId]);
+  });
+
+  it('a lead import over SCRAPE_MAX_ROWS → 422 too_many_rows, nothing stored', async () => {
+    const rows = Array.from({ length: 21 }, (_, i) => `over${i}@x.test`).join('\n');
+    const err = expectError(await agent.post(`/api/lists/${listId}/leads/import`, scrapeForm(`email\n${rows}\n`)), 422, 'unprocessable');
+    expect(err.details).toEqual({ reason: 'too_many_rows', maxRows: 20 });
+    expect(await leadCount()).toBe(0);
+  });
+});
+
+describe('text PostgreSQL cannot store → 400 naming the field', () => {
+  it('a NUL character in a JSON field, a query parameter or an upload field', async () => {
+    const key = (await agent.post('/api/api-keys', { name: 'reader', scopes: ['leads:read'] })).body.key as string;
+    const cases: Array<[Promise<{ status: number; body: any; text: string; headers: Headers }>, string]> = [
+      [agent.post('/api/lists', { name: 'a\u0000b' }), 'json.name'],
+      [agent.post('/api/lists', { name: 'ok', description: 'x\u0000' }), 'json.description'],
+      [agent.patch(`/api/lists/${listId}`, { name: '\u0000' }), 'json.name'],
+      [agent.post(`/api/lists/${listId}/leads`, { leads: [{ email: 'a@x.test', firstName: 'A\u0000' }] }), 'json.leads.0.firstName'],
+      [agent.post('/api/api-keys', { name: 'k\u0000', scopes: ['lists:read'] }), 'json.name'],
+      [agent.get('/api/external/leads?email=a%00b@x.test', { 'x-api-key': key }), 'query.email'],
+      [agent.post('/api/scrape/jobs', scrapeForm('company\nAcme\n', { fields: { name: 'x\u0000y' } })), 'form.name'],
+    ];
+    for (const [pending, path] of cases) {
+      const err = expectError(await pending, 400, 'validation_error');
+      expect(err.details).toEqual([expect.objectContaining({ path })]);
+    }
+    expect((await h.sql(`select count(*)::int as n from lead_list where organization_id = (select organization_id from lead_list where id = ?)`, [listId]))[0].n).toBe(1);
+  });
+});
