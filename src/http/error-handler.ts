@@ -51,15 +51,10 @@ export function toApiError(err: unknown): ApiError {
 
 export function handleError(err: Error, c: Context<AppEnv>) {
   const apiError = toApiError(err);
-  if (apiError.code === 'internal_error' || apiError.code === 'unavailable') {
-    log.error('request failed', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      error: err.message,
-      stack: err.stack,
-    });
-  }
+  const context = { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, error: err.message };
+  if (apiError.code === 'internal_error') log.error('request failed', { ...context, stack: err.stack });
+  // An outage answers every request alike: one line each, without a stack that says nothing new.
+  else if (apiError.code === 'unavailable') log.warn('request failed: dependency unavailable', context);
   if (apiError.code === 'unavailable' && !apiError.headers['Retry-After']) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
   return c.json(apiError.toBody(), apiError.status);
