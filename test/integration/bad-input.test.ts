@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Agent, expectError } from '../support/agent.ts';
+import { type Agent, type AgentResponse, expectError } from '../support/agent.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { scrapeForm } from '../support/scrape.ts';
 
@@ -59,7 +59,7 @@ describe('malformed CSV → 422 with the reason and the line, nothing stored', (
 describe('text PostgreSQL cannot store → 400 naming the field', () => {
   it('a NUL character in a JSON field, a query parameter or an upload field', async () => {
     const key = (await agent.post('/api/api-keys', { name: 'reader', scopes: ['leads:read'] })).body.key as string;
-    const cases: Array<[Promise<{ status: number; body: any; text: string; headers: Headers }>, string]> = [
+    const cases: Array<[Promise<AgentResponse>, string]> = [
       [agent.post('/api/lists', { name: 'a\u0000b' }), 'json.name'],
       [agent.post('/api/lists', { name: 'ok', description: 'x\u0000' }), 'json.description'],
       [agent.patch(`/api/lists/${listId}`, { name: '\u0000' }), 'json.name'],

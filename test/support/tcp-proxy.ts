@@ -9,7 +9,11 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   port = 0;
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  private readonly target: { host: string; port: number };
+
+  constructor(target: { host: string; port: number }) {
+    this.target = target;
+  }
 
   get address() {
     return `127.0.0.1:${this.port}`;
