@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { swaggerUI } from '@hono/swagger-ui';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
@@ -9,6 +8,7 @@ import { requestContext } from './middleware/request-context.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { enrichmentRoutes } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
 import { externalListRoutes } from './routes/external-lists.ts';
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps) {
     openapi: '3.1.0',
     info: { title: 'Lead Enrichment API', version: '1.0.0', description: 'Lists, verification, scrape and enrichment.' },
   });
-  app.get('/docs', swaggerUI({ url: '/openapi.json' }));
+  app.route('/', docsRoutes);
 
   app.notFound((c) => c.json(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404));
   app.onError(handleError);

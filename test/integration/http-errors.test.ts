@@ -83,6 +83,16 @@ describe('health and docs', () => {
     );
     const docs = await h.app.request('/docs');
     expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain('/openapi.json');
+    const page = await docs.text();
+    expect(page).toContain('href="/openapi.json"');
+    // Every asset the page loads is served here, none from another host.
+    const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.filter((s) => /^(https?:)?\/\//.test(s))).toEqual([]);
+    for (const asset of sources.filter((s) => s.startsWith('/docs/assets/'))) {
+      const res = await h.app.request(asset);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+    expect((await h.app.request('/docs/assets/..%2Fpackage.json')).status).toBe(404);
   });
 });
