@@ -17,6 +17,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript that runs under any Node before the project's own checks (scripts/require-node.mjs).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.
     files: ['workflows/**/*.ts'],
     rules: {
