@@ -73,7 +73,7 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
 function failureReason(error: ActivityFailure): string {
   const cause = error.cause;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderAuthError') {
-    return `An enrichment provider rejected the credentials: ${cause.message}`;
+    return `An enrichment provider cannot be used: ${cause.message}`;
   }
   if (cause instanceof ApplicationFailure && cause.type === 'SecretDecryptionError') {
     return `A stored provider key could not be decrypted: set it again in the enrichment provider settings`;

@@ -105,6 +105,7 @@ function failureReason(error: ActivityFailure): string {
   if (!(cause instanceof ApplicationFailure) || !cause.type?.startsWith('Provider')) {
     return 'Profile search stopped after repeated internal errors';
   }
-  if (cause.type === 'ProviderAuthError') return `The search provider rejected the credentials: ${cause.message}`;
+  // The provider's own words say whether a key is missing or was refused.
+  if (cause.type === 'ProviderAuthError') return `The search provider cannot be used: ${cause.message}`;
   return `The search provider kept failing: ${cause.message}`;
 }

@@ -275,7 +275,7 @@ describe('bulk enrichment', () => {
     const created = await startBulk(agent, listId);
     const job = await settledJob(agent, created.jobId);
     expect(job.status).toBe('failed');
-    expect(job.failureReason).toMatch(/rejected the credentials: pdl rejected the API key/);
+    expect(job.failureReason).toMatch(/enrichment provider cannot be used: pdl rejected the API key/);
     expect(job.failureReason).not.toContain(world.providers.keys.PDL_API_KEY);
   });
 });

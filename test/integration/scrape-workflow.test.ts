@@ -180,14 +180,30 @@ describe('scrape workflow: provider failures', () => {
       const job = await upload(own, scrapeForm('company\nAcme\nGlobex\n'));
       const failed = await waitForStatus(own, job.id, ['failed', 'completed']);
       expect(failed.status).toBe('failed');
-      expect(failed.failureReason).toMatch(/search provider rejected the credentials/i);
+      expect(failed.failureReason).toMatch(/search provider cannot be used: serper rejected the API key/i);
       expect(failed.failureReason).not.toContain('wrong-key');
       expect(failed.completedAt).not.toBeNull();
       expect(failed.completedItems).toBe(0);
+      // No row stays `pending` on a finished job: each says it was never searched, and why.
+      expect(failed.items.length).toBeGreaterThan(0);
+      for (const item of failed.items) expect(item).toMatchObject({ status: 'failed', error: `Not searched: the job stopped (${failed.failureReason})` });
       expectError(await own.post(`/api/scrape/jobs/${job.id}/pause`), 409, 'invalid_state');
       await expect(bad.temporal.workflow.getHandle(`scrape-${job.id}`).result()).rejects.toThrow();
     } finally {
       await bad.stop();
+    }
+  });
+
+  it('names a missing key as missing, not as rejected', async () => {
+    const unconfigured = await startScrapeHarness(servers, { SERPER_API_KEY: '' }, false);
+    try {
+      const { agent: own } = await unconfigured.signup();
+      const job = await upload(own, scrapeForm('company\nAcme\n'));
+      const failed = await waitForStatus(own, job.id, ['failed', 'completed']);
+      expect(failed.failureReason).toBe('The search provider cannot be used: serper has no API key configured');
+      expect(failed.items[0]).toMatchObject({ status: 'failed', error: `Not searched: the job stopped (${failed.failureReason})` });
+    } finally {
+      await unconfigured.stop();
     }
   });
 

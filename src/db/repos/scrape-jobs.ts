@@ -82,11 +82,16 @@ export async function completeScrapeJob(em: EntityManager, jobId: string): Promi
   return control === null || control.status === 'completed' || control.status === 'failed';
 }
 
+/** The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job. */
 export async function failScrapeJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
   await em.execute(
-    `update scrape_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
-     where id = ? and status in ('pending', 'processing', 'paused')`,
-    [reason.slice(0, 2000), jobId],
+    `with job as (
+       update scrape_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
+       where id = ? and status in ('pending', 'processing', 'paused')
+       returning id)
+     update scrape_item set status = 'failed', error = ?
+     where job_id = (select id from job) and status = 'pending'`,
+    [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)],
     'run',
   );
 }
