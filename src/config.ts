@@ -34,6 +34,9 @@ const schema = z
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     PORT: int(3000, 0).pipe(z.number().max(65535)),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    // Where the Temporal worker's Prometheus exporter listens (ROLE=all or worker); GET /metrics includes it.
+    WORKER_METRICS_ADDRESS: z.string().default('127.0.0.1:9464'),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     DATABASE_POOL_MAX: int(10, 1),
     TEMPORAL_ADDRESS: optionalString,

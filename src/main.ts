@@ -20,7 +20,8 @@ async function main() {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config);
-    const app = createApp({ config, orm, temporal });
+    const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
+    const app = createApp({ config, orm, temporal, workerMetricsUrl });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),
     );
@@ -32,7 +33,11 @@ async function main() {
 
   if (config.ROLE !== 'api') {
     // Our handler below drains in order (HTTP first, then the worker); the SDK's own handlers would race it.
-    Runtime.install({ shutdownSignals: [], logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
+    Runtime.install({
+      shutdownSignals: [],
+      logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN'),
+      ...(config.METRICS_ENABLED ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.WORKER_METRICS_ADDRESS } } } } : {}),
+    });
     const { worker, connection } = await createWorker(config, createActivityDeps(config, orm));
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });

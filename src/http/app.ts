@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
 import { ApiError } from './errors.ts';
 import { handleError } from './error-handler.ts';
+import { createAppMetrics } from './metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -25,6 +26,8 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
   const { config } = deps;
 
+  const metrics = config.METRICS_ENABLED ? createAppMetrics(deps) : null;
+  if (metrics) app.use('*', metrics.middleware);
   app.use('*', requestContext(deps));
   app.use(
     '/api/*',
@@ -47,6 +50,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/*', (c, next) => (isMultipart(c.req.header('content-type')) ? next() : jsonLimit(c, next)));
 
   app.route('/', healthRoutes);
+  if (metrics) app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
   app.route('/api/auth', authRoutes);
   app.route('/api/lists', listRoutes);
   app.route('/api/leads', leadRoutes);

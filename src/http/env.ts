@@ -18,6 +18,8 @@ export interface AppDeps {
   config: Config;
   orm: Orm;
   temporal: Client;
+  /** The Temporal worker's Prometheus exporter in this process (ROLE=all), appended to `GET /metrics`. */
+  workerMetricsUrl?: string;
 }
 
 export interface AppEnv {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { providerCalls } from '../metrics.ts';
 import type { z } from 'zod';
 import {
   ProviderAuthError,
@@ -102,6 +103,7 @@ export class ProviderHttpClient {
         response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
         text = await response.text();
       } catch (error) {
+        providerCalls.inc({ provider, outcome: 'network_error' });
         if (last) throw new ProviderUnavailableError(provider, networkFailure(provider, error, timeoutMs));
         await sleep(this.#backoff(attempt));
         continue;
@@ -109,11 +111,13 @@ export class ProviderHttpClient {
 
       const { status } = response;
       if ((status >= 200 && status < 300) || request.accept?.includes(status)) {
+        providerCalls.inc({ provider, outcome: 'ok' });
         return { status, headers: response.headers, body: parseJsonText(provider, status, text) };
       }
 
       const detail = errorDetail(text, secrets);
       if (status === 429 || request.throttleStatuses?.includes(status)) {
+        providerCalls.inc({ provider, outcome: 'rate_limited' });
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
         const message = `${provider} rate limit hit (HTTP ${status})${detail}`;
         if (retryAfterMs !== undefined && retryAfterMs > this.#retry.maxRetryAfterMs) {
@@ -126,6 +130,7 @@ export class ProviderHttpClient {
         continue;
       }
       if (status >= 500 || status === 408) {
+        providerCalls.inc({ provider, outcome: 'server_error' });
         if (last) {
           throw new ProviderUnavailableError(
             provider,
@@ -136,6 +141,7 @@ export class ProviderHttpClient {
         await sleep(this.#backoff(attempt));
         continue;
       }
+      providerCalls.inc({ provider, outcome: 'refused' });
       throw refusal(provider, status, detail);
     }
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { creditsMoved } from '../../metrics.ts';
 import { newId } from '../entities/common.ts';
 
 export interface CreditEntry {
@@ -27,7 +28,7 @@ export class InsufficientCreditsError extends Error {
  */
 export async function applyCredits(em: EntityManager, entry: CreditEntry): Promise<{ applied: boolean; balance: number }> {
   if (!Number.isSafeInteger(entry.delta) || entry.delta === 0) throw new Error('credit delta must be a non-zero integer');
-  return em.transactional(async (tx) => {
+  const result = await em.transactional(async (tx) => {
     const conn = tx;
     const inserted = await conn.execute(
       `insert into credit_ledger (id, organization_id, delta, reason, ref_type, ref_id, idempotency_key, created_at)
@@ -49,4 +50,6 @@ export async function applyCredits(em: EntityManager, entry: CreditEntry): Promi
     }
     return { applied: true, balance: Number(updated[0]!.credit_balance) };
   });
+  if (result.applied) creditsMoved.inc({ direction: entry.delta < 0 ? 'charged' : 'granted' }, Math.abs(entry.delta));
+  return result;
 }

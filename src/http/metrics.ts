@@ -1,0 +1,58 @@
+import type { MiddlewareHandler } from 'hono';
+import { Gauge, Histogram, Registry } from 'prom-client';
+import { metricsRegistry } from '../metrics.ts';
+import type { AppDeps, AppEnv } from './env.ts';
+
+const JOBS_BY_STAGE = `
+select 'verification' as kind, verification_stage as stage, count(*)::int as n from verification_job group by 2
+union all select 'scrape', status, count(*)::int from scrape_job group by 2
+union all select 'enrichment', status, count(*)::int from enrichment_job group by 2`;
+
+/**
+ * This app's HTTP and job metrics, served with the process's counters (src/metrics.ts) and, when the worker runs
+ * in this process, the Temporal worker's own metrics (scraped from its exporter and appended).
+ */
+export function createAppMetrics(deps: AppDeps) {
+  const registry = new Registry();
+  const requests = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by route, method and status; _count is the request count',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'jobs',
+    help: 'Jobs by kind and stage (verification stage, scrape or enrichment status)',
+    labelNames: ['kind', 'stage'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await deps.orm.em.fork().getConnection().execute<Array<{ kind: string; stage: string; n: number }>>(JOBS_BY_STAGE);
+      for (const row of rows) this.set({ kind: row.kind, stage: row.stage }, row.n);
+    },
+  });
+
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      // The route pattern, not the path: one series per route whatever the IDs in it.
+      requests.observe({ method: c.req.method, route: c.req.routePath, status: String(c.res.status) }, (performance.now() - started) / 1000);
+    }
+  };
+
+  async function render(): Promise<string> {
+    const own = await Registry.merge([metricsRegistry, registry]).metrics();
+    if (!deps.workerMetricsUrl) return own;
+    try {
+      const worker = await fetch(deps.workerMetricsUrl, { signal: AbortSignal.timeout(2000) });
+      return `${own}\n${await worker.text()}`;
+    } catch {
+      return own; // the worker's exporter is not up yet; the next scrape has it
+    }
+  }
+
+  return { middleware, render, contentType: registry.contentType };
+}

@@ -1,0 +1,21 @@
+import { Counter, Registry } from 'prom-client';
+
+/**
+ * The process's own counters, recorded where things happen (provider client, credit ledger, SMTP prober) and
+ * exposed by `GET /metrics` with the per-app HTTP and job metrics. Module-level: one set per process.
+ */
+export const metricsRegistry = new Registry();
+
+export const providerCalls = new Counter({
+  name: 'provider_calls_total',
+  help: 'HTTP calls to outside providers, by provider and outcome (ok, refused, rate_limited, server_error, network_error)',
+  labelNames: ['provider', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const creditsMoved = new Counter({
+  name: 'credits_total',
+  help: 'Credits moved through the ledger, by direction (charged, granted)',
+  labelNames: ['direction'] as const,
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { multipartBody } from '../support/raw-http.ts';
+import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
+import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
+
+// GET /metrics of the whole service (ROLE=all) after real traffic: requests, jobs, provider calls, credits and the
+// Temporal worker's own metrics, in the Prometheus text format.
+let service: ServiceProcess;
+let providers: ProviderServers;
+let cookie: string;
+
+beforeAll(async () => {
+  providers = await startProviderServers();
+  service = await startServiceProcess(
+    {
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `metrics-${randomUUID()}`,
+      APP_ORIGINS: 'http://app.test',
+      SIGNUP_CREDITS: '7',
+      SERPER_BASE_URL: providers.urls.SERPER_BASE_URL,
+      SERPER_API_KEY: providers.keys.SERPER_API_KEY,
+    },
+    'all',
+  );
+  const signup = await fetch(`${service.url}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `m-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Metrics' }),
+  });
+  cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
+});
+afterAll(async () => {
+  await service?.kill();
+  await providers?.close();
+});
+
+async function metrics(): Promise<string> {
+  const res = await fetch(`${service.url}/metrics`);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+}
+
+/** The value of one series, or undefined. */
+function value(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
+describe('GET /metrics', () => {
+  it('counts requests by route and status, jobs by kind and stage, provider calls, credits and the worker', async () => {
+    for (let i = 0; i < 3; i++) await fetch(`${service.url}/api/lists`, { headers: { cookie } });
+    await fetch(`${service.url}/api/lists/${randomUUID()}`, { headers: { cookie } });
+    const { body, contentType } = multipartBody('company\nAcme\n', { name: 'metrics' });
+    const upload = await fetch(`${service.url}/api/scrape/jobs`, { method: 'POST', headers: { cookie, origin: 'http://app.test', 'content-type': contentType }, body });
+    expect(upload.status).toBe(201);
+    const jobId = ((await upload.json()) as { job: { id: string } }).job.id;
+    for (let i = 0; i < 200; i++) {
+      const job = (await (await fetch(`${service.url}/api/scrape/jobs/${jobId}`, { headers: { cookie } })).json()) as { status: string };
+      if (job.status === 'completed') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    let text = await metrics();
+    // The worker's exporter may publish a moment after its first poll.
+    for (let i = 0; i < 50 && !text.includes('temporal_'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      text = await metrics();
+    }
+    expect(value(text, 'http_request_duration_seconds_count', { route: '/api/lists', method: 'GET', status: '200' })).toBeGreaterThanOrEqual(3);
+    expect(value(text, 'http_request_duration_seconds_count', { route: '/api/lists/:listId', status: '404' })).toBe(1);
+    expect(value(text, 'jobs', { kind: 'scrape', stage: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'provider_calls_total', { provider: 'serper', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'credits_total', { direction: 'granted' })).toBeGreaterThanOrEqual(7);
+    expect(text).toMatch(/^temporal_\w+/m);
+  });
+});
