@@ -12,6 +12,7 @@ import {
 } from '../src/enrichment/single.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
+import { log } from '../src/log.ts';
 
 const HEARTBEAT_EVERY_MS = 2_000;
 
@@ -76,6 +77,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
 
     async failBulkEnrichment(input: { jobId: string; reason: string }): Promise<void> {
       await failBulkJob(em(), input.jobId, input.reason);
+      log.warn('bulk enrichment failed', { reason: input.reason });
     },
   };
 }

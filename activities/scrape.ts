@@ -14,6 +14,7 @@ import { ProviderRequestError } from '../src/providers/errors.ts';
 import { Semaphore } from '../src/smtp/limits.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
+import { log } from '../src/log.ts';
 
 /** Items read from the database at a time. */
 const PAGE_SIZE = 200;
@@ -190,11 +191,14 @@ export function scrapeActivities(deps: ActivityDeps) {
 
     /** True when the job is completed (or was closed otherwise); false while items are still pending. */
     async completeScrapeJob(jobId: string): Promise<boolean> {
-      return completeScrapeJob(orm.em.fork(), jobId);
+      const done = await completeScrapeJob(orm.em.fork(), jobId);
+      if (done) log.info('scrape job finished', { jobId });
+      return done;
     },
 
     async failScrapeJob(input: { jobId: string; reason: string }): Promise<void> {
       await failScrapeJob(orm.em.fork(), input.jobId, input.reason);
+      log.warn('scrape job failed', { reason: input.reason });
     },
   };
 }

@@ -17,6 +17,7 @@ import type { DecisionResult } from '../src/temporal/verification-messages.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from './verification-smtp.ts';
+import { log } from '../src/log.ts';
 
 /** How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight. */
 export interface SmtpPlan {
@@ -121,13 +122,15 @@ export function verificationActivities(deps: ActivityDeps) {
     },
 
     async completeVerification({ jobId }: { jobId: string }): Promise<void> {
-      return guarded(() => completeJob(orm.em.fork(), jobId));
+      await guarded(() => completeJob(orm.em.fork(), jobId));
+      log.info('verification job completed');
     },
 
     /** Records why the job stopped; a job deleted meanwhile needs no record. */
     async failVerification({ jobId, reason }: { jobId: string; reason: string }): Promise<void> {
       try {
         await failJob(orm.em.fork(), jobId, reason);
+        log.warn('verification job failed', { reason });
       } catch (error) {
         if (!(error instanceof VerificationJobGoneError)) throw error;
       }

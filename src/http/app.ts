@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
 import { ApiError } from './errors.ts';
+import { withLogContext } from '../log.ts';
 import { handleError } from './error-handler.ts';
 import { createAppMetrics } from './metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps) {
   const metrics = config.METRICS_ENABLED ? createAppMetrics(deps) : null;
   if (metrics) app.use('*', metrics.middleware);
   app.use('*', requestContext(deps));
+  app.use('*', (c, next) => withLogContext({ requestId: c.get('requestId') }, next));
   app.use(
     '/api/*',
     cors({

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../../activities/index.ts';
 import type { Config } from '../config.ts';
+import { ActivityLogContext } from './log-context.ts';
 
 export const WORKFLOWS_PATH = path.join(import.meta.dirname, '../../workflows/index.ts');
 
@@ -26,6 +27,7 @@ export async function createWorker(
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(overrides.workflowBundle ? {} : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(deps),
+    interceptors: { activity: [() => ({ inbound: new ActivityLogContext() })] },
     // Activities mostly wait on sockets (SMTP, providers, PostgreSQL), so many can run at once.
     maxConcurrentActivityTaskExecutions: Math.max(20, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 2)),
     shutdownGraceTime: '30s',

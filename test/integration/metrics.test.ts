@@ -74,5 +74,9 @@ describe('GET /metrics', () => {
     expect(value(text, 'provider_calls_total', { provider: 'serper', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'credits_total', { direction: 'granted' })).toBeGreaterThanOrEqual(7);
     expect(text).toMatch(/^temporal_\w+/m);
+
+    // Log lines written inside an activity carry its workflow and job.
+    const finished = service.output().split('\n').find((line) => line.includes('"msg":"scrape job finished"'));
+    expect(JSON.parse(finished!)).toMatchObject({ jobId, workflowId: `scrape-${jobId}`, activity: 'completeScrapeJob' });
   });
 });

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { type ApiKeyCheck, checkApiKey, recordApiKeyUse } from '../../auth/api-keys.ts';
+import { addLogContext } from '../../log.ts';
 import type { AppEnv, Scope } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { enforceRateLimit } from './rate-limit.ts';
@@ -24,6 +25,7 @@ export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEn
     const check = await checkApiKey(c.var.em, c.req.header(API_KEY_HEADER));
     if (!check.ok) throw new ApiError('unauthorized', REFUSALS[check.reason], { reason: check.reason });
     const { apiKey } = check;
+    addLogContext({ organizationId: apiKey.organizationId });
     c.set('principal', { kind: 'api_key', organizationId: apiKey.organizationId, userId: null, apiKeyId: apiKey.id, scopes: apiKey.scopes });
     await enforceRateLimit(c, `key:${apiKey.id}`);
     await recordApiKeyUse(c.var.em, apiKey);

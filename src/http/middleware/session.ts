@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { findSession, SESSION_COOKIE } from '../../auth/sessions.ts';
+import { addLogContext } from '../../log.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { assertSameOrigin } from './csrf.ts';
@@ -14,6 +15,7 @@ export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
   const session = token ? await findSession(c.var.em, token) : null;
   if (!session) throw new ApiError('unauthorized', 'Sign in first: no valid session');
   assertSameOrigin(c);
+  addLogContext({ organizationId: session.organizationId });
   c.set('principal', {
     kind: 'session',
     organizationId: session.organizationId,
