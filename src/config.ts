@@ -34,6 +34,9 @@ const schema = z
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     PORT: int(3000, 0).pipe(z.number().max(65535)),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    // OpenTelemetry traces are exported only when an OTLP endpoint is given (the exporter reads the other OTEL_* variables).
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).default('lead-enrichment'),
     METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
     // Where the Temporal worker's Prometheus exporter listens (ROLE=all or worker); GET /metrics includes it.
     WORKER_METRICS_ADDRESS: z.string().default('127.0.0.1:9464'),

@@ -6,6 +6,7 @@ import { createApp } from './http/app.ts';
 import { listen } from './http/server.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
+import { startTracing } from './temporal/tracing.ts';
 import { createWorker } from './temporal/worker.ts';
 
 /** ROLE=all runs the API and the worker in one process; api and worker run them apart. */
@@ -15,11 +16,13 @@ async function main() {
   if (!config.DATABASE_URL) throw new ConfigError('Invalid configuration:\n  DATABASE_URL: is required (or use `npm run dev`)');
   const orm = await initOrm(config.DATABASE_URL, { pool: { max: config.DATABASE_POOL_MAX } });
   const stops: Array<() => Promise<void>> = [];
+  const tracing = startTracing(config);
+  const plugins = tracing ? [tracing.plugin] : [];
 
   if (config.ROLE !== 'worker') {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
-    const temporal = createTemporalClient(config);
+    const temporal = createTemporalClient(config, plugins);
     const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
     const app = createApp({ config, orm, temporal, workerMetricsUrl });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
@@ -38,7 +41,7 @@ async function main() {
       logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN'),
       ...(config.METRICS_ENABLED ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.WORKER_METRICS_ADDRESS } } } } : {}),
     });
-    const { worker, connection } = await createWorker(config, createActivityDeps(config, orm));
+    const { worker, connection } = await createWorker(config, createActivityDeps(config, orm), { plugins });
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
     stops.push(async () => {
@@ -62,6 +65,7 @@ async function main() {
     log.info('draining', { signal });
     for (const s of stops) await s();
     await orm.close();
+    await tracing?.shutdown();
     log.info('stopped');
     process.exit(0);
   };

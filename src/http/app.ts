@@ -1,3 +1,4 @@
+import { httpInstrumentationMiddleware } from '@hono/otel';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
@@ -27,6 +28,8 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
   const { config } = deps;
 
+  // A server span per request (the parent of the workflow it starts) when tracing is on; the global tracer is a no-op otherwise.
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT) app.use('*', httpInstrumentationMiddleware({ serviceName: config.OTEL_SERVICE_NAME }));
   const metrics = config.METRICS_ENABLED ? createAppMetrics(deps) : null;
   if (metrics) app.use('*', metrics.middleware);
   app.use('*', requestContext(deps));

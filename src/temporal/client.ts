@@ -1,4 +1,4 @@
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { Client, type ClientPlugin, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Config } from '../config.ts';
 
 /**
@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
  * over ~20 s) and then answers 503, so clients retry rather than hang; it reconnects within seconds of the
  * server's return.
  */
-export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Client {
+export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>, plugins: ClientPlugin[] = []): Client {
   const connection = Connection.lazy({
     address: config.TEMPORAL_ADDRESS ?? 'localhost:7233',
     connectTimeout: '3s',
@@ -15,5 +15,5 @@ export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | '
     // gRPC's reconnect backoff grows to two minutes by default; the API should notice a returned server in seconds.
     channelArgs: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 3000 },
   });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins });
 }
