@@ -43,6 +43,7 @@ async function startWithCli(cli: string, opts: TemporalDevServerOptions): Promis
     '--search-attribute',
     `${name}=${type}`,
   ]);
+  let stopping = false;
   const server = startChild(
     'Temporal dev server',
     cli,
@@ -61,8 +62,19 @@ async function startWithCli(cli: string, opts: TemporalDevServerOptions): Promis
       opts.namespace,
       ...searchAttributes,
     ],
-    { output: (line) => console.log(`[temporal] ${line}`), stopSignal: 'SIGTERM', stopGraceMs: 15_000 },
+    {
+      // While it stops, the server's own system workers warn about every poll it cuts short: noise, not news.
+      output: (line) => {
+        if (!stopping || /level=(ERROR|FATAL)/.test(line)) console.log(`[temporal] ${line}`);
+      },
+      stopSignal: 'SIGTERM',
+      stopGraceMs: 15_000,
+    },
   );
+  const stop = () => {
+    stopping = true;
+    return server.stop();
+  };
   try {
     await waitFor('Temporal dev server', () => namespaceAnswers(address, opts.namespace), {
       child: server,
@@ -71,15 +83,10 @@ async function startWithCli(cli: string, opts: TemporalDevServerOptions): Promis
       intervalMs: 500,
     });
   } catch (err) {
-    await server.stop();
+    await stop();
     throw err;
   }
-  return {
-    address,
-    uiUrl: `http://localhost:${opts.uiPort}`,
-    exited: server.exited,
-    stop: () => server.stop(),
-  };
+  return { address, uiUrl: `http://localhost:${opts.uiPort}`, exited: server.exited, stop };
 }
 
 // Where the network allows, the SDK downloads and runs the dev server itself.
