@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
 import { createSearchProvider } from '../src/providers/search/index.ts';
 import { createWorker } from '../src/temporal/worker.ts';
-import { startSerperServer } from '../test/support/providers/serper.ts';
+import { startSerperServer } from '../src/sandbox/providers/serper.ts';
 import { historyOf } from './support/history.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 

@@ -94,8 +94,13 @@ const schema = z
     ENRICHMENT_BATCH_SIZE: int(50, 1).pipe(z.number().max(1000)),
     SCRAPE_MAX_FILE_BYTES: int(10_485_760, 1),
     SCRAPE_MAX_ROWS: int(50_000, 1),
+    // Set by `npm run dev` to the pieces its sandbox stands in for (src/sandbox); reported by /readyz.
+    SANDBOX: optionalString.transform((v) => (v ? v.split(',').filter(Boolean) : [])),
   })
   .superRefine((c, ctx) => {
+    if (c.NODE_ENV === 'production' && c.SANDBOX.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['SANDBOX'], message: 'the development sandbox never runs in production' });
+    }
     if (c.NODE_ENV === 'production' && !c.SECRETS_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production' });
     }

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describeExit, startChild, type ExitStatus } from './child-process.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { startSandbox } from '../sandbox/sandbox.ts';
 import { loadDevEnv, type DevEnv } from './env.ts';
 import { assertPortsFree, type PortClaim } from './ports.ts';
 import { startTemporalDevServer } from './temporal-server.ts';
@@ -129,10 +130,13 @@ async function run(shutdown: AbortSignal): Promise<number> {
   try {
     await assertPortsFree(portsToClaim(env));
     const backing = await startBackingServices(env, services, shutdown);
+    const sandbox = await startSandbox(process.env);
+    services.push({ name: 'sandbox', exited: new Promise<ExitStatus>(() => {}), stop: () => sandbox.stop() });
     const app = startChild('app', process.execPath, [path.join(ROOT, 'src', 'main.ts')], {
       cwd: ROOT,
       env: {
         ...process.env,
+        ...sandbox.env,
         ROLE: 'all',
         DATABASE_URL: backing.databaseUrl,
         TEMPORAL_ADDRESS: backing.temporalAddress,
@@ -153,6 +157,9 @@ async function run(shutdown: AbortSignal): Promise<number> {
     });
 
     const banner = [`API          ${api}`, `API docs     ${api}/docs`, ...backing.lines];
+    if (sandbox.pieces.length > 0) {
+      banner.push(`Sandbox      ${sandbox.pieces.join(', ')}: made-up data, no keys needed (README "The sandbox"; a real key replaces its piece)`);
+    }
     console.log(
       ['', '[dev] Ready.', ...banner.map((line) => `  ${line}`), '  Ctrl-C stops everything.', ''].join('\n'),
     );

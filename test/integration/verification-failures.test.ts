@@ -3,7 +3,7 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
 import { standardAddressList, standardWorld } from '../support/mail-world/index.ts';
-import type { ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import type { ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import {
   allResults,
   inStage,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { type DomainSpec, type MailWorld, startMailWorld } from '../support/mail-world/index.ts';
-import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import { startZeroBounceServer, type ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import {
   allResults,
   inStage,

@@ -11,7 +11,7 @@ import {
   standardWorld,
   unknownAddress,
 } from '../support/mail-world/index.ts';
-import type { ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import type { ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import {
   allResults,
   inStage,

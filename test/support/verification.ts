@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './agent.ts';
 import { type Harness, startHarness } from './harness.ts';
 import { type MailWorld, type MailWorldDescription, startMailWorld } from './mail-world/index.ts';
-import { startZeroBounceServer, type ZeroBounceServer } from './providers/zerobounce.ts';
+import { startZeroBounceServer, type ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 
 /** Environment pointing a harness's worker at a mail world, with test-sized SMTP deadlines. */
 export function mailWorldEnv(world: MailWorld): Record<string, string> {

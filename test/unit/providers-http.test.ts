@@ -10,7 +10,7 @@ import {
 } from '../../src/providers/errors.ts';
 import { ProviderHttpClient, parseRetryAfter, type ProviderHttpOptions } from '../../src/providers/http.ts';
 import { redactSecrets } from '../../src/providers/redact.ts';
-import { startStandIn, type Reply, type StandIn } from '../support/providers/stand-in.ts';
+import { startStandIn, type Reply, type StandIn } from '../../src/sandbox/providers/stand-in.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 const SECRET = 'sk-very-secret-0123456789';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HunterProvider } from '../../src/providers/enrichment/hunter.ts';
 import { ProviderAuthError, ProviderUnavailableError } from '../../src/providers/errors.ts';
-import { hunterPersonKey, startHunterServer, type HunterServer } from '../support/providers/hunter.ts';
+import { hunterPersonKey, startHunterServer, type HunterServer } from '../../src/sandbox/providers/hunter.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 const PROFILE = 'https://www.linkedin.com/in/janedoe';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LushaProvider } from '../../src/providers/enrichment/lusha.ts';
 import { ProviderAuthError, ProviderResponseError } from '../../src/providers/errors.ts';
-import { startLushaServer, type LushaServer } from '../support/providers/lusha.ts';
+import { startLushaServer, type LushaServer } from '../../src/sandbox/providers/lusha.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 const PROFILE = 'https://www.linkedin.com/in/janedoe';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PdlProvider } from '../../src/providers/enrichment/pdl.ts';
 import { ProviderAuthError, ProviderRateLimitError } from '../../src/providers/errors.ts';
-import { startPdlServer, type PdlServer } from '../support/providers/pdl.ts';
+import { startPdlServer, type PdlServer } from '../../src/sandbox/providers/pdl.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 const PROFILE = 'https://www.linkedin.com/in/seanthorne';

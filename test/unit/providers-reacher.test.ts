@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderAuthError } from '../../src/providers/errors.ts';
 import { ReacherProvider } from '../../src/providers/verification/reacher.ts';
-import { startReacherServer, type ReacherServer } from '../support/providers/reacher.ts';
+import { startReacherServer, type ReacherServer } from '../../src/sandbox/providers/reacher.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 const SECRET = 'reacher-secret-0001';

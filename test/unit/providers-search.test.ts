@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderAuthError, ProviderResponseError } from '../../src/providers/errors.ts';
 import { BraveProvider } from '../../src/providers/search/brave.ts';
 import { SerperProvider } from '../../src/providers/search/serper.ts';
-import { startBraveServer, type BraveServer } from '../support/providers/brave.ts';
-import { startSerperServer, type SerperServer } from '../support/providers/serper.ts';
+import { startBraveServer, type BraveServer } from '../../src/sandbox/providers/brave.ts';
+import { startSerperServer, type SerperServer } from '../../src/sandbox/providers/serper.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 const QUERY = 'site:linkedin.com/in "Acme" "VP Sales"';

@@ -5,7 +5,7 @@ import {
   isRetryableProviderError,
 } from '../../src/providers/errors.ts';
 import { ZeroBounceProvider } from '../../src/providers/verification/zerobounce.ts';
-import { startZeroBounceServer, type ZeroBounceServer } from '../support/providers/zerobounce.ts';
+import { startZeroBounceServer, type ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import { FAST_TUNING, rejectionOf } from '../support/providers/tuning.ts';
 
 let server: ZeroBounceServer;

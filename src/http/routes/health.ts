@@ -2,7 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { createRouter, publicRoute } from '../router.ts';
 
 const Status = z.object({ status: z.literal('ok') });
-const Ready = z.object({ status: z.enum(['ok', 'unavailable']), database: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) });
+const Ready = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  database: z.enum(['ok', 'down']),
+  temporal: z.enum(['ok', 'down']),
+  sandbox: z.array(z.string()).optional().openapi({ description: 'What the development sandbox stands in for (npm run dev without keys); absent otherwise' }),
+});
 
 export const healthRoutes = createRouter()
   .openapi(
@@ -27,7 +32,8 @@ export const healthRoutes = createRouter()
       },
     }),
     async (c) => {
-      const { orm, temporal } = c.var.deps;
+      const { orm, temporal, config } = c.var.deps;
+      const sandbox = config.SANDBOX.length > 0 ? { sandbox: config.SANDBOX } : {};
       const signal = AbortSignal.timeout(READY_DEADLINE_MS);
       const [db, tmp] = await Promise.allSettled([
         withinDeadline(signal, orm.em.getConnection().execute('select 1')),
@@ -38,8 +44,8 @@ export const healthRoutes = createRouter()
       ]);
       const database = db.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
       const temporalState = tmp.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
-      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState }, 200);
-      return c.json({ status: 'unavailable' as const, database, temporal: temporalState }, 503);
+      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, ...sandbox }, 200);
+      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, ...sandbox }, 503);
     },
   );
 

@@ -6,9 +6,9 @@ export type {
   MailWorldDescription,
   MxSpec,
   SessionRecord,
-} from './types.ts';
-export type { MailWorld } from './world.ts';
-export { startMailWorld } from './world.ts';
+} from '../../../src/sandbox/mail-world/types.ts';
+export type { MailWorld } from '../../../src/sandbox/mail-world/world.ts';
+export { startMailWorld } from '../../../src/sandbox/mail-world/world.ts';
 export type {
   DomainExpectation,
   ListedAddress,

@@ -1,5 +1,5 @@
 import type { EmailResult } from '../../../src/domain/lead.ts';
-import type { HostBehaviour, MailWorldDescription } from './types.ts';
+import type { HostBehaviour, MailWorldDescription } from '../../../src/sandbox/mail-world/types.ts';
 
 export interface StandardWorldOptions {
   /** Existing mailboxes per domain (`user0@` ... ), default 100. */

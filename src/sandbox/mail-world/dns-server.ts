@@ -21,7 +21,10 @@ export interface RunningDnsServer {
 const TTL = 60;
 
 /** An authoritative-looking UDP DNS server for the test zone, on 127.0.0.1 and a free port. */
-export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>): Promise<RunningDnsServer> {
+export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>, options: { authoritativeFor?: string } = {}): Promise<RunningDnsServer> {
+  // Outside its own domain a server that knows nothing must not say "no such domain" (that would make an
+  // address Invalid): it fails the query instead.
+  const outside = (name: string) => options.authoritativeFor !== undefined && name !== options.authoritativeFor && !name.endsWith(`.${options.authoritativeFor}`);
   const queries: string[] = [];
   const server: DnsServer = createServer({
     udp: true,
@@ -37,7 +40,7 @@ export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>): Prom
       const name = question.name.toLowerCase().replace(/\.$/, '');
       queries.push(`${Packet.typeName(question.type)} ${name}`);
       const entry = zone.get(name);
-      if (!entry) response.header.rcode = Packet.RCODE.NXDOMAIN;
+      if (!entry) response.header.rcode = outside(name) ? Packet.RCODE.SERVFAIL : Packet.RCODE.NXDOMAIN;
       else if (entry.servfail) response.header.rcode = Packet.RCODE.SERVFAIL;
       else {
         const answer = (fields: Partial<Resource>): void => {

@@ -15,8 +15,10 @@ export interface SerperResult {
 }
 
 export interface SerperFixtures {
-  /** Exact query → organic results in rank order; other queries have none. */
+  /** Exact query → organic results in rank order; other queries have none... */
   results: Map<string, SerperResult[]>;
+  /** ...unless this answers them (the sandbox's made-up profiles). */
+  fallback?: (query: string) => SerperResult[];
 }
 
 export interface SerperServer extends StandIn {
@@ -37,7 +39,7 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
     if (typeof body?.q !== 'string')
       return { status: 400, json: { message: 'Missing query parameter', statusCode: 400 } };
     const num = typeof body.num === 'number' ? body.num : 10;
-    const organic = (fixtures.results.get(body.q) ?? []).slice(0, num).map((result, index) => ({
+    const organic = (fixtures.results.get(body.q) ?? fixtures.fallback?.(body.q) ?? []).slice(0, num).map((result, index) => ({
       title: result.title,
       link: result.link,
       snippet: result.snippet ?? '',

@@ -108,7 +108,7 @@ async function startHostsOnFreePort(
 export async function startMailWorld(description: MailWorldDescription): Promise<MailWorld> {
   const { zone, hosts } = plan(description);
   const gauge = new SessionGauge();
-  const dnsServer = await startDnsServer(zone);
+  const dnsServer = await startDnsServer(zone, { authoritativeFor: description.authoritativeFor });
   let started: { port: number; running: RunningHost[] };
   try {
     started = await startHostsOnFreePort(hosts, gauge);

@@ -56,6 +56,8 @@ export interface DomainSpec {
 
 export interface MailWorldDescription {
   domains: Readonly<Record<string, DomainSpec>>;
+  /** When set, names outside this domain get SERVFAIL rather than NXDOMAIN (the sandbox does not know them). */
+  authoritativeFor?: string;
 }
 
 /** One SMTP session as a server saw it. */

@@ -12,8 +12,9 @@ export type ZeroBounceStatus =
   'valid' | 'invalid' | 'catch-all' | 'unknown' | 'spamtrap' | 'abuse' | 'do_not_mail';
 
 export interface ZeroBounceFixtures {
-  /** Lower-cased address → verdict; other addresses answer `unknown`. */
+  /** Lower-cased address → verdict; other addresses answer `unknown`, or what `fallback` says. */
   verdicts: Map<string, { status: ZeroBounceStatus; sub_status?: string }>;
+  fallback?: (address: string) => { status: ZeroBounceStatus; sub_status?: string } | undefined;
   /** Lower-cased address → per-address error returned in `errors` by validatebatch. */
   batchErrors: Map<string, string>;
 }
@@ -34,7 +35,7 @@ export async function startZeroBounceServer(options: { apiKey?: string } = {}): 
   const fixtures: ZeroBounceFixtures = { verdicts: new Map(), batchErrors: new Map() };
 
   const verdict = (address: string) => {
-    const found = fixtures.verdicts.get(address.toLowerCase()) ?? { status: 'unknown' as const };
+    const found = fixtures.verdicts.get(address.toLowerCase()) ?? fixtures.fallback?.(address.toLowerCase()) ?? { status: 'unknown' as const };
     const domain = address.split('@')[1] ?? '';
     return {
       address,

@@ -25,8 +25,10 @@ export interface PdlPerson {
 }
 
 export interface PdlFixtures {
-  /** Profile URL (any spelling: scheme, `www.` and trailing slash are ignored) → person. */
+  /** Profile URL (any spelling: scheme, `www.` and trailing slash are ignored) → person; others are not found... */
   people: Map<string, PdlPerson>;
+  /** ...unless this knows them (the sandbox's made-up people). */
+  fallback?: (profileUrl: string) => PdlPerson | undefined;
 }
 
 export interface PdlServer extends StandIn {
@@ -54,7 +56,7 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
       };
     }
     const wanted = profileKey(profile);
-    const person = [...fixtures.people].find(([url]) => profileKey(url) === wanted)?.[1];
+    const person = [...fixtures.people].find(([url]) => profileKey(url) === wanted)?.[1] ?? fixtures.fallback?.(wanted);
     if (!person) {
       return {
         status: 404,

@@ -1,0 +1,128 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are asserted field by field */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { type Sandbox, sandboxPieces, startSandbox } from '../../src/sandbox/sandbox.ts';
+import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
+
+// What `npm run dev` gives a newcomer with no keys: the whole service (ROLE=all) wired to the sandbox, and the
+// README's walkthrough — verification with a paid fill, a scrape with sync, a bulk enrichment — end to end.
+let sandbox: Sandbox;
+let service: ServiceProcess;
+const ORIGIN = 'http://app.test';
+let cookie = '';
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ NODE_ENV: 'development' });
+  service = await startServiceProcess(
+    {
+      ...sandbox.env,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `sandbox-${randomUUID()}`,
+      APP_ORIGINS: ORIGIN,
+      // The in-session greylist retry, shortened from 5 s for the test.
+      SMTP_GREYLIST_DELAY_MS: '300',
+    },
+    'all',
+  );
+});
+afterAll(async () => {
+  await service?.kill();
+  await sandbox?.stop();
+});
+
+async function api(method: string, route: string, body?: unknown): Promise<any> {
+  const isForm = body instanceof FormData;
+  const res = await fetch(`${service.url}${route}`, {
+    method,
+    headers: { cookie, origin: ORIGIN, ...(body && !isForm ? { 'content-type': 'application/json' } : {}) },
+    body: isForm ? body : body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${route} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let i = 0; ; i++) {
+    const value = await read();
+    if (done(value) || i > 600) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the development sandbox', () => {
+  it('stands in for every piece whose key or setting is missing, and for none in production', () => {
+    expect(sandbox.pieces).toEqual(['search', 'verification', 'enrichment', 'mail', 'credits']);
+    expect(sandboxPieces({ NODE_ENV: 'development', SERPER_API_KEY: 'k', PDL_API_KEY: 'k', DNS_SERVERS: '1.1.1.1' })).toEqual([
+      'verification',
+      'credits',
+    ]);
+    expect(sandboxPieces({ NODE_ENV: 'production' })).toEqual([]);
+  });
+
+  it('runs a verification, a scrape with sync and an enrichment end to end without any key', async () => {
+    const signup = await fetch(`${service.url}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `new-${randomUUID()}@example.test`, password: 'a long password', organizationName: 'Newcomer' }),
+    });
+    cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
+    expect(((await signup.json()) as any).organization.creditBalance).toBe(1000);
+    expect(await (await fetch(`${service.url}/readyz`)).json()).toMatchObject({ status: 'ok', sandbox: sandbox.pieces });
+
+    // Verification: every documented domain, and one the sandbox knows nothing about.
+    const list = await api('POST', '/api/lists', { name: 'Sandbox leads' });
+    const expected: Record<string, [string, string]> = {
+      'jane.doe@acme.sandbox.test': ['Valid', 'Valid'],
+      'nobody@acme.sandbox.test': ['Invalid', 'Invalid'],
+      'grace.hopper@catchall.sandbox.test': ['Catch-All', 'Valid'],
+      'alan.turing@greylist.sandbox.test': ['Valid', 'Valid'],
+      'x@blocked.sandbox.test': ['Unknown', 'Invalid'],
+      'x@down.sandbox.test': ['Unknown', 'Invalid'],
+      'a@nomail.sandbox.test': ['Invalid', 'Invalid'],
+      'someone@gmail.com': ['Unknown', 'Unknown'],
+    };
+    await api('POST', `/api/lists/${list.id}/leads`, { leads: Object.keys(expected).map((email) => ({ email })) });
+    const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_api_fallback' });
+    const awaiting = await until(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage !== 'smtp_verifying');
+    expect(awaiting.verificationStage).toBe('awaiting_decision');
+    const smtp = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
+    expect(Object.fromEntries(smtp.data.map((r: any) => [r.email, r.result]))).toEqual(
+      Object.fromEntries(Object.entries(expected).map(([email, [result]]) => [email, result])),
+    );
+    await api('POST', `/api/verification/jobs/${job.id}/decision`, { decision: 'fill_all_gaps' });
+    const completed = await until(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'completed');
+    expect(completed.verificationStage).toBe('completed');
+    const final = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
+    expect(Object.fromEntries(final.data.map((r: any) => [r.email, r.result]))).toEqual(
+      Object.fromEntries(Object.entries(expected).map(([email, [, result]]) => [email, result])),
+    );
+
+    // Scrape the README's sample file, then sync what it found into a list.
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(path.join(import.meta.dirname, '../../examples/companies.csv'))]), 'companies.csv');
+    form.append('name', 'Targets');
+    const scrape = (await api('POST', '/api/scrape/jobs', form)).job;
+    const scraped = await until(() => api('GET', `/api/scrape/jobs/${scrape.id}`), (j) => j.status === 'completed' || j.status === 'failed');
+    expect(scraped).toMatchObject({ status: 'completed', foundItems: 2 });
+    const synced = await api('POST', `/api/scrape/jobs/${scrape.id}/sync`);
+    expect(synced.leadsCount).toBe(2);
+
+    // Enrich the synced list: work email, personal email and phone, paid in credits.
+    const bulk = await api('POST', '/api/enrichment/bulk', { listId: synced.listId });
+    const enriched = await until(() => api('GET', `/api/enrichment/bulk/${bulk.jobId}`), (j) => j.status === 'completed' || j.status === 'failed');
+    expect(enriched).toMatchObject({ status: 'completed', successCount: 2 });
+    expect(enriched.creditsUsed).toBeGreaterThan(0);
+    const leads = await api('GET', `/api/lists/${synced.listId}/leads?limit=10`);
+    for (const lead of leads.data) {
+      expect(lead.workEmail).toMatch(/@acme\.sandbox\.test$/);
+      expect(lead.personalEmail).toMatch(/@mail\.sandbox\.test$/);
+      expect(lead.phone).toMatch(/^\+1415555010\d$/);
+    }
+    const credits = await api('GET', '/api/credits');
+    expect(credits.balance).toBe(1000 - enriched.creditsUsed);
+  });
+});
