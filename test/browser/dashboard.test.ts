@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
+import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
@@ -35,6 +36,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   // One context for the whole file: it is one user's browser, keeping the session cookie from step to step.
   context = await browser.newContext();
+  // Generous: other test files share the machine's two cores.
+  context.setDefaultTimeout(60_000);
   page = await context.newPage();
   await openDashboard(page, dashboard.origin, app.url);
 });
@@ -58,7 +61,7 @@ const pollPage = (path: string, done: (body: any) => boolean, timeoutMs = 90_000
 
 // The steps build on each other (one session, as a user would go), so they run in order.
 describe('the dashboard in Chromium, on an allowed origin', () => {
-  const email = `browser-${Date.now()}@example.test`;
+  const email = `browser-${randomUUID()}@example.test`;
 
   it('signs up: the session cookie comes back on the next call, and the page’s script cannot read it', async () => {
     const signup = expectStatus(await post('/api/auth/signup', { email, password: 'correct horse battery', organizationName: 'Browser Co' }), 201);

@@ -20,6 +20,13 @@ afterAll(async () => {
   await h?.stop();
 });
 
+/** A page with generous waits: Swagger UI's bundle is large and other test files share the machine. */
+async function newPage(): Promise<Page> {
+  const page = await browser!.newPage();
+  page.setDefaultTimeout(60_000);
+  return page;
+}
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 /** `METHOD /path` of every operation the page's own fetch of /openapi.json lists. */
@@ -38,8 +45,8 @@ const renderedOperations = (page: Page) =>
     block.querySelector('.opblock-summary-method').textContent.trim() + ' ' + block.querySelector('.opblock-summary-path').getAttribute('data-path'))`);
 
 describe('/docs in Chromium', () => {
-  it('renders an operation block for every operation of /openapi.json, loading nothing from outside the app', async () => {
-    const page = await browser!.newPage();
+  it('renders an operation block for every operation of /openapi.json, loading nothing from outside the app', { timeout: 120_000 }, async () => {
+    const page = await newPage();
     const requested: string[] = [];
     const scriptErrors: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
@@ -49,7 +56,7 @@ describe('/docs in Chromium', () => {
     const expected = await documentedOperations(page);
     expect(expected.length).toBeGreaterThan(20);
     // Swagger UI builds the blocks after fetching the document: wait for all of them, however long that takes here.
-    await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${expected.length}`, undefined, { timeout: 45_000 });
+    await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${expected.length}`, undefined, { timeout: 60_000 });
 
     const rendered = await renderedOperations(page);
     expect([...rendered].sort()).toEqual([...expected].sort());
@@ -71,12 +78,12 @@ describe('/docs in Chromium', () => {
     expect(scriptErrors).toEqual([]);
   });
 
-  it('opens an operation to show its request body and the "Try it out" button', async () => {
-    const page = await browser!.newPage();
+  it('opens an operation to show its request body and the "Try it out" button', { timeout: 120_000 }, async () => {
+    const page = await newPage();
     await page.goto(`${app!.url}/docs`);
     const signup = page.locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/auth/signup"]') });
     await signup.locator('.opblock-summary').click();
-    await signup.locator('.try-out__btn').waitFor({ timeout: 30_000 });
+    await signup.locator('.try-out__btn').waitFor();
     expect(await signup.locator('.opblock-body').textContent()).toContain('organizationName');
   });
 });
