@@ -114,13 +114,19 @@ describe('the dashboard in Chromium, on an allowed origin', () => {
       // JSON is preflighted: the browser asks first, gets no CORS approval and never sends the write.
       const write: Outcome = await call(stranger, 'POST', '/api/lists', { name: 'Planted by a stranger' });
       expect(write).toEqual({ error: expect.stringContaining('Failed to fetch') });
+      // A multipart upload is a "simple" request: it does go out, with the cookie. The browser hides the
+      // answer, and the CSRF origin check must have refused it (checked below: no second job).
+      await stranger.setInputFiles('#upload input[name=file]', { name: 'planted.csv', mimeType: 'text/csv', buffer: Buffer.from('company,title\nPlanted Co,CEO\n') });
+      expect(await submitUpload(stranger)).toEqual({ error: expect.stringContaining('Failed to fetch') });
     } finally {
       await stranger.close();
     }
-    // The same calls from the dashboard work, and the stranger's list does not exist.
+    // The same calls from the dashboard work, and nothing the stranger sent was created.
     expectStatus(await get('/api/auth/me'), 200);
     const lists = expectStatus(await get('/api/lists'), 200);
     expect(lists.data.map((l: any) => l.name)).toEqual(['Browser prospects']);
+    const jobs = expectStatus(await get('/api/scrape/jobs'), 200);
+    expect(jobs.data.map((j: any) => j.name)).toEqual(['Browser upload']);
   });
 
   it('logs out: the cookie is gone and /api/auth/me answers 401', async () => {
