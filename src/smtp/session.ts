@@ -89,6 +89,23 @@ export class SmtpSession {
     return this.#connection.command(`RCPT TO:<${address}>`);
   }
 
+  /** The server advertised PIPELINING (RFC 2920): RCPTs may go out in windows. */
+  get pipelining(): boolean {
+    return this.extensions.has('PIPELINING');
+  }
+
+  /**
+   * RCPT for every address of `addresses` written at once, replies read in order. `onReply` sees each
+   * reply as it comes and returns false to stop reading (the session must then be closed, since the
+   * unread replies would answer later commands); the first broken read rejects.
+   */
+  async rcptWindow(addresses: readonly string[], onReply: (index: number, reply: SmtpReply) => boolean) {
+    this.#connection.send(addresses.map((address) => `RCPT TO:<${address}>`));
+    for (let i = 0; i < addresses.length; i += 1) {
+      if (!onReply(i, await this.#connection.readReply('RCPT'))) return;
+    }
+  }
+
   rset(): Promise<SmtpReply> {
     return this.#connection.command('RSET');
   }

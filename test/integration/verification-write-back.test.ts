@@ -67,7 +67,9 @@ describe('writing a job’s results onto its leads', () => {
   it('looks each result up in the (list_id, email_key) index even when the statistics say the tables are empty', async () => {
     const [row] = await sql(`explain (format json) ${WRITE_RESULTS_TO_LEADS_SQL}`, [jobId, jobList]);
     const plan = (row as any)['QUERY PLAN'][0].Plan;
-    const onLead = nodes(plan).filter((n) => n['Relation Name'] === 'lead' && n['Node Type'] !== 'ModifyTable');
+    const onLead = nodes(plan).filter(
+      (n) => n['Relation Name'] === 'lead' && n['Node Type'] !== 'ModifyTable',
+    );
     expect(onLead.length).toBeGreaterThan(0);
     for (const node of onLead) {
       // Never a scan of the table or of a whole list; always the key lookup.
