@@ -4,7 +4,7 @@ import type { HostLookup } from './dns.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
 import type { FairSlots } from './fair-slots.ts';
 import { HostPacing } from './pacing.ts';
-import type { MxProvider, ProviderLimits } from './providers.ts';
+import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import { SmtpSession } from './session.ts';
 
 /** What a host said about one address, or why it said nothing. */

@@ -1,4 +1,4 @@
-import type { ProviderLimits } from './providers.ts';
+import type { ProviderLimits } from '../domain/mx-provider.ts';
 
 /**
  * First pause after a throttling sign; it doubles with each further sign that comes before the host

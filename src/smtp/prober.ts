@@ -16,7 +16,7 @@ import {
   providerOfHost,
   providerOverridesSchema,
   providerTable,
-} from './providers.ts';
+} from '../domain/mx-provider.ts';
 import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';

@@ -1,5 +1,5 @@
 import type { EmailResult } from '../domain/lead.ts';
-import type { MxProvider, ProviderOverrides } from './providers.ts';
+import type { MxProvider, ProviderOverrides } from '../domain/mx-provider.ts';
 
 export type { EmailResult };
 

@@ -202,6 +202,8 @@ describe('smtp_only', () => {
       );
       expect(row.domain).toBe(a.domain);
       expect(row.checkedAt).not.toBeNull();
+      // The mail world's hosts belong to no big provider; without SMTP there is none.
+      expect(row.mxProvider).toBe(row.source === 'smtp' ? 'other' : null);
     }
     expect(rows.find((r) => r.email === 'broken@@address')).toMatchObject({
       result: 'Invalid',

@@ -1,6 +1,7 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../../domain/lead.ts';
+import type { MxProvider } from '../../domain/mx-provider.ts';
 import {
   type Decision,
   gapResultsFor,
@@ -105,6 +106,7 @@ export interface SmtpOutcomeRow {
   source: 'precheck' | 'smtp';
   reason: string | null;
   mxHost: string | null;
+  mxProvider: MxProvider | null;
   apiPending: boolean;
 }
 
@@ -120,14 +122,15 @@ export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[
     source: r.result ? r.source : null,
     reason: r.reason,
     mx_host: r.mxHost,
+    mx_provider: r.mxProvider,
     api_pending: r.apiPending,
   }));
   const res = await em.execute<QueryResult>(
     `update verification_result r set
-       smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host,
+       smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
        api_status = case when v.api_pending then 'pending' end,
        smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, api_pending boolean)
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, api_pending boolean)
      where r.id = v.id and r.smtp_checked_at is null`,
     [JSON.stringify(payload)],
     'run',
