@@ -31,6 +31,12 @@ export class FairSlots {
     return n;
   }
 
+  /** Someone other than `owner` waits for a slot: a session of `owner` should hand its slot on. */
+  othersWaiting(owner: string): boolean {
+    for (const waiting of this.#queues.keys()) if (waiting !== owner) return true;
+    return false;
+  }
+
   acquire(owner: string, signal?: AbortSignal): Promise<Release> {
     signal?.throwIfAborted();
     if (this.#inUse < this.capacity && this.#queues.size === 0) {

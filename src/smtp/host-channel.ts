@@ -65,7 +65,10 @@ export class HostChannel {
   readonly pacing: HostPacing;
   readonly #ctx: ChannelContext;
   #queue: Item[] = [];
+  /** Sessions opening or open (each holds, or waits for, a connection slot). */
   #sessions = 0;
+  /** Sessions past their greeting and EHLO. */
+  #openSessions = 0;
   #peakSessions = 0;
   #timer: NodeJS.Timeout | null = null;
   #withoutTls = false;
@@ -170,15 +173,17 @@ export class HostChannel {
       if (this.#live() === 0) return;
       const opened = await this.#open();
       if (typeof opened === 'string') {
-        // Other sessions of this host still work through the queue; the last one to fail gives up.
-        if (this.#sessions === 1) this.#giveUpHost(opened);
+        // A session of this host that is open still works through the queue; with none, give up.
+        if (this.#openSessions === 0) this.#giveUpHost(opened);
         return;
       }
       session = opened;
+      this.#openSessions += 1;
       let answered = 0;
       let end: SessionEnd;
       while ((end = await this.#transaction(session, () => (answered += 1))).drained) {
-        if (this.#live() === 0) return;
+        // Between transactions the slot goes back to the ring when another owner waits for one.
+        if (this.#live() === 0 || this.#ctx.slots.othersWaiting(owner)) return;
         const rset = await session.rset();
         if (!isPositive(rset)) return;
       }
@@ -199,7 +204,10 @@ export class HostChannel {
           });
       }
     } finally {
-      if (session) await session.quit().catch(() => undefined);
+      if (session) {
+        this.#openSessions -= 1;
+        await session.quit().catch(() => undefined);
+      }
       release?.();
       this.#sessions -= 1;
       this.#pump();
