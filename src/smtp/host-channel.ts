@@ -72,6 +72,7 @@ export class HostChannel {
   #peakSessions = 0;
   #timer: NodeJS.Timeout | null = null;
   #withoutTls = false;
+  #withoutPipelining = false;
   #lookup: Promise<HostLookup> | null = null;
   /** Sessions in a row that broke without answering anything. */
   #fruitlessRun = 0;
@@ -249,26 +250,23 @@ export class HostChannel {
     let settled = 0;
     const host = this.host;
     try {
-      const mail = await session.mailFrom(this.#ctx.from);
-      if (!isPositive(mail)) {
-        const klass = classifyRcptReply(mail);
-        if (klass === 'closing' || klass === 'too-many-recipients') {
-          if (isThrottle(mail)) this.pacing.throttled();
-          this.#requeue(batch);
-          return { drained: false, reason: formatReply(mail) };
-        }
-        for (const item of batch) item.resolve({ kind: 'reply', reply: mail, klass, stage: 'MAIL', host });
-        return { drained: true };
+      // With PIPELINING, MAIL FROM goes out with the first window: one round trip less per transaction.
+      const pipelining = session.pipelining && !this.#withoutPipelining;
+      const mailInWindow = pipelining;
+      if (!mailInWindow) {
+        const mail = await session.mailFrom(this.#ctx.from);
+        if (!isPositive(mail)) return this.#senderRefused(mail, batch, true);
       }
       let rejects = 0;
-      const window = session.pipelining ? this.pacing.limits.window : 1;
+      let mailSent = !mailInWindow;
+      const window = pipelining ? this.pacing.limits.window : 1;
       while (settled < batch.length) {
         const budget = this.#ctx.maxRejectsPerSession - this.#rejectsSoFar(session) - rejects;
         const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, budget)));
         let stop: string | null = null;
         let last = Date.now();
         try {
-          await session.rcptWindow(
+          const mail = await session.rcptWindow(
             chunk.map((item) => item.address),
             (k, reply) => {
               if (stop !== null) return false;
@@ -291,7 +289,11 @@ export class HostChannel {
               if (tarpit) stop = `${host} slowed down (${delay} ms for a reply)`;
               return stop === null;
             },
+            mailSent ? undefined : this.#ctx.from,
           );
+          mailSent = true;
+          // The window's RCPTs were never judged: the session ends (their replies are unread).
+          if (mail && !isPositive(mail)) return this.#senderRefused(mail, batch, false);
         } catch (error) {
           // A 421 closes the connection: the replies after it never come, which is expected.
           if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
@@ -311,6 +313,9 @@ export class HostChannel {
       return { drained: true };
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) throw error;
+      // A host that breaks off a pipelined window without a single reply is asked one command at a
+      // time from now on: some servers mishandle PIPELINING they advertise.
+      if (settled === 0 && session.pipelining) this.#withoutPipelining = true;
       const rest = batch.slice(settled);
       // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
       if (error instanceof SmtpTimeoutError && error.stage === 'RCPT' && rest[0]) {
@@ -321,6 +326,19 @@ export class HostChannel {
       this.#requeue(rest);
       return { drained: false, reason: error.message };
     }
+  }
+
+  /** MAIL FROM refused: it concerns every address of the transaction alike; a 421 or 452 sends them on. */
+  #senderRefused(mail: SmtpReply, batch: Item[], canContinue: boolean): SessionEnd {
+    const klass = classifyRcptReply(mail);
+    if (klass === 'closing' || klass === 'too-many-recipients') {
+      if (isThrottle(mail)) this.pacing.throttled();
+      this.#requeue(batch);
+      return { drained: false, reason: formatReply(mail) };
+    }
+    for (const item of batch)
+      item.resolve({ kind: 'reply', reply: mail, klass, stage: 'MAIL', host: this.host });
+    return canContinue ? { drained: true } : { drained: false, reason: formatReply(mail) };
   }
 
   readonly #rejects = new WeakMap<SmtpSession, number>();

@@ -95,15 +95,25 @@ export class SmtpSession {
   }
 
   /**
-   * RCPT for every address of `addresses` written at once, replies read in order. `onReply` sees each
-   * reply as it comes and returns false to stop reading (the session must then be closed, since the
-   * unread replies would answer later commands); the first broken read rejects.
+   * RCPT for every address of `addresses` written at once (after MAIL FROM when `from` is given, in
+   * the same write: RFC 2920 lets a client group them), replies read in order. The MAIL reply comes
+   * back; `onReply` sees each RCPT reply as it comes and returns false to stop reading (the session
+   * must then be closed, since the unread replies would answer later commands). A MAIL that was
+   * refused leaves the RCPT replies unread. The first broken read rejects.
    */
-  async rcptWindow(addresses: readonly string[], onReply: (index: number, reply: SmtpReply) => boolean) {
-    this.#connection.send(addresses.map((address) => `RCPT TO:<${address}>`));
+  async rcptWindow(
+    addresses: readonly string[],
+    onReply: (index: number, reply: SmtpReply) => boolean,
+    from?: string,
+  ): Promise<SmtpReply | null> {
+    const lines = addresses.map((address) => `RCPT TO:<${address}>`);
+    this.#connection.send(from === undefined ? lines : [`MAIL FROM:<${from}>`, ...lines]);
+    const mail = from === undefined ? null : await this.#connection.readReply('MAIL');
+    if (mail && !isPositive(mail)) return mail;
     for (let i = 0; i < addresses.length; i += 1) {
-      if (!onReply(i, await this.#connection.readReply('RCPT'))) return;
+      if (!onReply(i, await this.#connection.readReply('RCPT'))) break;
     }
+    return mail;
   }
 
   rset(): Promise<SmtpReply> {
