@@ -39,12 +39,15 @@ export interface ProviderLimits {
   connectIntervalMs: number;
   /** RCPTs written at once on a PIPELINING session. */
   window: number;
+  /** Rejected RCPTs after which a session ends and the rest continue on another. */
+  rejectsPerSession: number;
 }
 
 export const providerLimitsSchema = z.object({
   connections: z.number().int().min(1).max(100),
   connectIntervalMs: z.number().int().min(0).max(600_000),
   window: z.number().int().min(1).max(100),
+  rejectsPerSession: z.number().int().min(1).max(1000),
 });
 
 /** `SMTP_PROVIDER_LIMITS`: per provider, any subset of the fields. */
@@ -63,8 +66,9 @@ export type ProviderOverrides = z.infer<typeof providerOverridesSchema>;
 export function providerTable(
   otherConnections: number,
   overrides: ProviderOverrides = {},
+  rejectsPerSession = 8,
 ): Record<MxProvider, ProviderLimits> {
-  const base: Record<MxProvider, ProviderLimits> = {
+  const base: Record<MxProvider, Omit<ProviderLimits, 'rejectsPerSession'>> = {
     google: { connections: 5, connectIntervalMs: 100, window: 25 },
     microsoft: { connections: 5, connectIntervalMs: 100, window: 25 },
     yahoo: { connections: 2, connectIntervalMs: 500, window: 10 },
@@ -73,6 +77,8 @@ export function providerTable(
     mimecast: { connections: 3, connectIntervalMs: 200, window: 20 },
     other: { connections: otherConnections, connectIntervalMs: 0, window: 25 },
   };
-  for (const provider of MX_PROVIDERS) base[provider] = { ...base[provider], ...overrides[provider] };
-  return base;
+  const table = {} as Record<MxProvider, ProviderLimits>;
+  for (const provider of MX_PROVIDERS)
+    table[provider] = { ...base[provider], rejectsPerSession, ...overrides[provider] };
+  return table;
 }

@@ -22,8 +22,6 @@ export interface ChannelContext {
   timeoutMs: number;
   /** Sessions in a row that may break without answering an address before it is given up. */
   maxReconnects: number;
-  /** Rejected RCPTs after which a session ends (below Postfix's smtpd_soft_error_limit of 10). */
-  maxRejectsPerSession: number;
   /** RCPTs per transaction. */
   batchSize: number;
   slots: FairSlots;
@@ -261,7 +259,7 @@ export class HostChannel {
       let mailSent = !mailInWindow;
       const window = pipelining ? this.pacing.limits.window : 1;
       while (settled < batch.length) {
-        const budget = this.#ctx.maxRejectsPerSession - this.#rejectsSoFar(session) - rejects;
+        const budget = this.pacing.limits.rejectsPerSession - this.#rejectsSoFar(session) - rejects;
         const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, budget)));
         let stop: string | null = null;
         let last = Date.now();
@@ -303,7 +301,7 @@ export class HostChannel {
           this.#requeue(batch.slice(settled));
           return { drained: false, reason: stop };
         }
-        if (this.#rejectsSoFar(session) + rejects >= this.#ctx.maxRejectsPerSession) {
+        if (this.#rejectsSoFar(session) + rejects >= this.pacing.limits.rejectsPerSession) {
           this.#addRejects(session, rejects);
           this.#requeue(batch.slice(settled));
           return { drained: false, reason: 'rejection budget of the session spent' };

@@ -153,7 +153,11 @@ export class SmtpProber {
     }
     this.#options = parsed.data;
     this.#slots = new FairSlots(parsed.data.concurrency);
-    this.#providers = providerTable(parsed.data.perHost, parsed.data.providerLimits);
+    this.#providers = providerTable(
+      parsed.data.perHost,
+      parsed.data.providerLimits,
+      parsed.data.maxRejectsPerSession,
+    );
     this.#dns = new MxResolver({
       timeoutMs: parsed.data.timeoutMs,
       ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
@@ -190,7 +194,6 @@ export class SmtpProber {
         port: o.port,
         timeoutMs: o.timeoutMs,
         maxReconnects: o.maxReconnects,
-        maxRejectsPerSession: o.maxRejectsPerSession,
         batchSize: o.rcptPerTransaction,
         slots: this.#slots,
         resolveHost: (name) => this.#dns.resolveHost(name),

@@ -22,7 +22,7 @@ describe('providerOfHost', () => {
 describe('providerTable', () => {
   it('gives unknown hosts the per-host default and lets overrides replace single fields', () => {
     const table = providerTable(2, { google: { connections: 9 }, other: { window: 4 } });
-    expect(table.other).toEqual({ connections: 2, connectIntervalMs: 0, window: 4 });
+    expect(table.other).toEqual({ connections: 2, connectIntervalMs: 0, window: 4, rejectsPerSession: 8 });
     expect(table.google.connections).toBe(9);
     expect(table.google.window).toBe(providerTable(2).google.window);
   });
