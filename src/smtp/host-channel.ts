@@ -166,10 +166,11 @@ export class HostChannel {
     let release: (() => void) | null = null;
     let session: SmtpSession | null = null;
     try {
-      const owner = this.#queue.find((item) => !item.done)?.owner;
+      const owner = this.#leastQueuedOwner();
       if (owner === undefined) return;
       release = await this.#ctx.slots.acquire(owner);
       if (this.#live() === 0) return;
+      this.#putFirst(owner);
       const opened = await this.#open();
       if (typeof opened === 'string') {
         // A session of this host that is open still works through the queue; with none, give up.
@@ -218,6 +219,25 @@ export class HostChannel {
   }
 
   /** The next transaction's addresses: the catch-all probe alone, or up to batchSize real ones. */
+  /**
+   * The owner with the fewest addresses waiting here: a session is asked for in its name, so a small
+   * job on a host shared with a large one gets the small job's turn in the slot ring.
+   */
+  #leastQueuedOwner(): string | undefined {
+    const counts = new Map<string, number>();
+    for (const item of this.#queue) if (!item.done) counts.set(item.owner, (counts.get(item.owner) ?? 0) + 1);
+    let best: string | undefined;
+    for (const [owner, n] of counts) if (best === undefined || n < (counts.get(best) ?? 0)) best = owner;
+    return best;
+  }
+
+  /** Moves `owner`'s addresses to the front (order kept within each owner): its session serves it first. */
+  #putFirst(owner: string): void {
+    const mine = this.#queue.filter((item) => item.owner === owner);
+    if (mine.length === this.#queue.length) return;
+    this.#queue = [...mine, ...this.#queue.filter((item) => item.owner !== owner)];
+  }
+
   #take(): Item[] {
     this.#live();
     const first = this.#queue[0];

@@ -258,4 +258,20 @@ describe('connection slots', () => {
     expect(bigDone).toBe(false);
     await big;
   });
+
+  it('serve a small job’s address on a host it shares with a big job before the big job’s queue', async () => {
+    const prober = proberFor({ concurrency: 1, rcptPerTransaction: 5 });
+    let bigDone = false;
+    const big = Promise.all(
+      ['a.test', 'b.test'].map((d) =>
+        prober.probeDomain(d, [...known(d, 10), ...unknown(d, 10)], { owner: 'big' }),
+      ),
+    ).then(() => {
+      bigDone = true;
+    });
+    const small = await prober.probeDomain('b.test', known('b.test', 1), { owner: 'small' });
+    expect(small.outcomes[0]?.result).toBe('Valid');
+    expect(bigDone).toBe(false);
+    await big;
+  });
 });
