@@ -43,6 +43,7 @@ function createSmtpProber(config: Config): SmtpProber {
     timeoutMs: config.SMTP_PROBE_TIMEOUT_MS,
     concurrency: config.SMTP_PROBE_CONCURRENCY,
     perHost: config.SMTP_PROBE_PER_DOMAIN,
+    providerLimits: config.SMTP_PROVIDER_LIMITS,
     greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
     ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),
   });

@@ -10,6 +10,7 @@ import {
   writeSmtpOutcomes,
 } from '../src/db/repos/verification-work.ts';
 import type { VerificationMethod } from '../src/domain/verification.ts';
+import { providerOfHost } from '../src/domain/mx-provider.ts';
 import type { ProbeOutcome, SmtpProber } from '../src/smtp/prober.ts';
 
 /** Addresses of one domain read (and handed to one probeDomain call) at a time. */
@@ -81,6 +82,7 @@ const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   source: o.source,
   reason: o.reason,
   mxHost: o.mxHost,
+  mxProvider: o.mxProvider,
   apiPending: false,
 });
 
@@ -118,10 +120,13 @@ export async function probeSlice(
   const stop = () => abort.abort(signal.reason);
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const check = input.method === 'api_only' ? precheckDomain : probeDomain;
     const work = (domain: WorkDomain) => {
       const pages = addressPages(orm, input.jobId, domain.domain, firstPages.get(domain.domain) ?? []);
-      return check(prober, domain, pages, writer, abort.signal).catch((error: unknown) => {
+      const checked =
+        input.method === 'api_only'
+          ? precheckDomain(prober, domain, pages, writer, abort.signal)
+          : probeDomain(prober, input.jobId, domain, pages, writer, abort.signal);
+      return checked.catch((error: unknown) => {
         abort.abort(error);
         throw error;
       });
@@ -152,6 +157,7 @@ async function* addressPages(orm: Orm, jobId: string, domain: string, first: Pag
 
 async function probeDomain(
   prober: SmtpProber,
+  jobId: string,
   domain: WorkDomain,
   pages: AsyncIterable<Page>,
   writer: OutcomeWriter,
@@ -170,6 +176,7 @@ async function probeDomain(
           source: 'smtp',
           reason: catchAllReason,
           mxHost,
+          mxProvider: mxHost ? providerOfHost(mxHost) : null,
           apiPending: false,
         });
       }
@@ -184,7 +191,7 @@ async function probeDomain(
       const outcome = await prober.probeDomain(
         domain.domain,
         page.map((a) => a.email),
-        { signal, onResult: emit },
+        { signal, onResult: emit, owner: jobId },
       );
       outcome.outcomes.forEach(emit);
       isCatchAll = outcome.isCatchAll ?? isCatchAll;
@@ -227,6 +234,7 @@ async function precheckDomain(
           source: 'precheck',
           reason: null,
           mxHost: checked.mxHost,
+          mxProvider: null, // no SMTP was attempted
           apiPending: true,
         });
       }

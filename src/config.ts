@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
+import { providerOverridesSchema } from './domain/mx-provider.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const optionalString = z
@@ -70,6 +71,24 @@ const schema = z
     SMTP_PROBE_CONCURRENCY: int(100, 1),
     SMTP_PROBE_PER_DOMAIN: int(2, 1),
     SMTP_GREYLIST_DELAY_MS: int(5_000, 0),
+    // JSON per provider, e.g. {"google":{"connections":10},"other":{"window":10}}; absent: the built-in table.
+    SMTP_PROVIDER_LIMITS: optionalString.transform((value, ctx) => {
+      if (value === undefined) return {};
+      let json: unknown;
+      try {
+        json = JSON.parse(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+      const parsed = providerOverridesSchema.safeParse(json);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || '(root)'}: ${issue.message}` });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
     DNS_SERVERS: optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined)),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),

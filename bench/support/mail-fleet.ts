@@ -1,33 +1,65 @@
 /**
  * The benchmark's SMTP fleet in a process of its own (forked by bench/verification.ts), so the
- * servers' CPU is not charged to the worker's event loop: `domains` domains, each with its own MX host
- * on a 127.0.x.y address, every reply (greeting, MAIL, RCPT) after `latencyMs`; `user<k>@` exists,
- * `nobody<k>@` does not. IPC: sends `{ port, dnsServers }` when listening; answers `stats` with the
- * fleet's totals and `stop` by exiting.
+ * servers' CPU is not charged to the worker's event loop. FLEET_GROUPS is a JSON list of groups
+ * `{ prefix, domains, perDomain, shared?, sharedHost? }`: `domains` domains `<prefix><i>.bench`, each
+ * with its own MX host answering every command `latencyMs` after the previous one (smtp-server's
+ * one-at-a-time processing), except the first `shared` domains, which all name `sharedHost` as MX: a
+ * PIPELINING host that answers each command `latencyMs` after it arrived (round-trip bound).
+ * `user<k>@` exists, `nobody<k>@` does not. IPC: sends `{ port, dnsServers }` when listening; answers
+ * `stats` with the fleet's totals (and the shared hosts' peak sessions) and `stop` by exiting.
  */
-import type { DomainSpec } from '../../test/support/mail-world/index.ts';
+import type { DomainSpec, HostBehaviour } from '../../test/support/mail-world/index.ts';
 import { startMailWorld } from '../../test/support/mail-world/index.ts';
 
-const domains = Number(process.env.FLEET_DOMAINS);
-const perDomain = Number(process.env.FLEET_ADDRESSES_PER_DOMAIN);
+export interface FleetGroup {
+  prefix: string;
+  domains: number;
+  perDomain: number;
+  shared?: number;
+  sharedHost?: string;
+}
+
+const groups = JSON.parse(process.env.FLEET_GROUPS ?? '[]') as FleetGroup[];
 const latencyMs = Number(process.env.FLEET_LATENCY_MS);
 
-const fleetDomain = (i: number) => `d${i}.bench`;
-
 const description: Record<string, DomainSpec> = {};
-for (let i = 0; i < domains; i += 1) {
-  const domain = fleetDomain(i);
-  const mailboxes = Array.from({ length: Math.ceil(perDomain / 2) }, (_, k) => `user${k}@${domain}`);
-  const ip = `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`;
-  description[domain] = {
-    mx: [{ host: `mx.${domain}`, preference: 10, ip, behaviour: { mailboxes, latencyMs } }],
-  };
+let hostIndex = 0;
+const nextIp = () => {
+  const i = hostIndex++;
+  return `127.${1 + Math.floor(i / 62_500)}.${1 + (Math.floor(i / 250) % 250)}.${1 + (i % 250)}`;
+};
+const sharedHosts: string[] = [];
+for (const group of groups) {
+  const domains = Array.from({ length: group.domains }, (_, i) => `${group.prefix}${i}.bench`);
+  const mailboxes = (domain: string) =>
+    Array.from({ length: Math.ceil(group.perDomain / 2) }, (_, k) => `user${k}@${domain}`);
+  const shared = domains.slice(0, group.shared ?? 0);
+  if (shared.length > 0 && group.sharedHost) {
+    const behaviour: HostBehaviour = {
+      mailboxes: shared.flatMap(mailboxes),
+      latencyMs,
+      roundTripBound: true,
+    };
+    const ip = nextIp();
+    sharedHosts.push(group.sharedHost);
+    for (const domain of shared)
+      description[domain] = { mx: [{ host: group.sharedHost, preference: 10, ip, behaviour }] };
+  }
+  for (const domain of domains.slice(shared.length)) {
+    description[domain] = {
+      mx: [{ host: `mx.${domain}`, preference: 10, ip: nextIp(), behaviour: { mailboxes: mailboxes(domain), latencyMs } }],
+    };
+  }
 }
 
 const world = await startMailWorld({ domains: description });
 process.send!({ port: world.port, dnsServers: world.dnsServers });
 process.on('message', (message: string) => {
   if (message === 'stats')
-    process.send!({ ...world.totals(), maxConcurrentSessions: world.maxConcurrentSessions() });
+    process.send!({
+      ...world.totals(),
+      maxConcurrentSessions: world.maxConcurrentSessions(),
+      sharedPeaks: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentSessions ?? 0])),
+    });
   if (message === 'stop') void world.stop().then(() => process.exit(0));
 });

@@ -128,6 +128,11 @@ export class SmtpConnection {
     });
   }
 
+  /** Writes command lines at once without reading (RFC 2920 pipelining); read their replies in order. */
+  send(lines: readonly string[]): void {
+    if (!this.#failure) this.#socket.write(lines.map((line) => `${line}\r\n`).join(''));
+  }
+
   /** Sends one command line and reads its reply. `stage` defaults to the command verb. */
   command(line: string, stage = line.split(' ', 1)[0]?.toUpperCase() ?? line): Promise<SmtpReply> {
     if (!this.#failure) this.#socket.write(`${line}\r\n`);

@@ -1,22 +1,17 @@
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
-import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
-import type { HostLookup, MxHost } from './dns.ts';
-import { SmtpConnectionError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
-import type { ConnectionLimits, Release } from './limits.ts';
-import { SmtpSession } from './session.ts';
+import { formatReply } from '../domain/smtp-reply.ts';
+import type { MxHost } from './dns.ts';
+import type { HostChannel, RcptAnswer } from './host-channel.ts';
 
 export interface DomainProbeContext {
-  helo: string;
-  from: string;
-  port: number;
-  timeoutMs: number;
   greylistDelayMs: number;
   greylistAttempts: number;
-  maxReconnects: number;
-  limits: ConnectionLimits;
-  resolveHost: (host: string) => Promise<HostLookup>;
+  /** The shared channel of an MX host (one per host name, all domains and jobs together). */
+  channel: (host: string) => HostChannel;
+  /** Whose work this is (a job): connection slots are shared round-robin between owners. */
+  owner: string;
   signal?: AbortSignal;
 }
 
@@ -36,18 +31,9 @@ export interface DomainProbeResult {
   catchAll: CatchAllVerdict;
   /** Final finding per address answered before the catch-all verdict; moot when it is true. */
   findings: Map<string, AddressFinding>;
-  /** Host of the last session that could be opened, null when none could. */
+  /** Host that answered last, null when none could be reached. */
   lastHost: string | null;
 }
-
-type SessionEnd =
-  | { kind: 'drained'; answered: number }
-  | { kind: 'catch-all' }
-  | { kind: 'reconnect'; answered: number; reason: string };
-
-type Opened = { ok: true; session: SmtpSession; release: Release } | { ok: false; reason: string };
-
-const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
 
 /** Waits `ms`; on abort, rejects with the signal's own reason rather than a generic AbortError. */
 async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -67,15 +53,14 @@ export function randomLocalPart(): string {
 }
 
 /**
- * Probes every address of one domain over as few SMTP sessions as its MX hosts allow:
- * - the catch-all check (a random address, in its own transaction) comes first in the first session;
- *   once it is accepted nothing else needs asking;
- * - all addresses then share one transaction; a session that ends early (452 recipient budget,
- *   421, dropped connection, timeout) is followed by a new one for the rest, and sessions that
- *   answer nothing may follow each other at most `maxReconnects` times;
- * - addresses answered with a 4xx are asked again in a new session after `greylistDelayMs`,
- *   `greylistAttempts` times in all;
- * - MX hosts are used in preference order; a host that cannot be used is not tried again.
+ * Probes every address of one domain through the channels of its MX hosts, which carry the
+ * addresses of every domain a host serves in the same sessions:
+ * - the catch-all check (a random address, in a transaction of its own) is asked with the
+ *   addresses; once it is accepted, the domain's addresses still waiting are withdrawn;
+ * - addresses answered with a 4xx are asked again after `greylistDelayMs`, `greylistAttempts`
+ *   times in all;
+ * - MX hosts are used in preference order, per domain: a host that cannot be reached sends this
+ *   domain's addresses to its next MX.
  *
  * `onFinding` receives each address's final finding as soon as the catch-all verdict allows it to
  * stand (a finding made while the verdict is still pending waits for it).
@@ -87,15 +72,12 @@ export class DomainProbe {
   readonly #onFinding: (address: string, finding: AddressFinding) => void;
   #hostIndex = 0;
   readonly #hostFailures: string[] = [];
-  readonly #withoutTls = new Set<string>();
-  readonly #hostLookups = new Map<string, HostLookup>();
   #lastHost: string | null = null;
 
   // One random address per probe, reused across attempts: greylisting remembers addresses.
   readonly #catchAllAddress: string;
   #catchAll: CatchAllVerdict | null = null;
   #catchAllDeferred: { reply: SmtpReply; host: string } | null = null;
-  #catchAllAskedThisRound = false;
 
   readonly #findings = new Map<string, AddressFinding>();
   readonly #deferred = new Map<string, { reply: SmtpReply; host: string }>();
@@ -118,8 +100,8 @@ export class DomainProbe {
   async run(addresses: readonly string[]): Promise<DomainProbeResult> {
     let pending = [...addresses];
     for (let attempt = 1; attempt <= this.#ctx.greylistAttempts; attempt += 1) {
-      this.#catchAllAskedThisRound = false;
-      if ((await this.#round(pending)) === 'catch-all') break;
+      await this.#round(pending);
+      if (this.#catchAll?.value === true) break;
       pending = pending.filter((address) => !this.#findings.has(address));
       if (pending.length === 0 && this.#catchAll !== null) break;
       if (attempt < this.#ctx.greylistAttempts) await pause(this.#ctx.greylistDelayMs, this.#ctx.signal);
@@ -132,123 +114,95 @@ export class DomainProbe {
     };
   }
 
-  /** One pass over `addresses` (and the catch-all check while undecided), over as many sessions as needed. */
-  async #round(addresses: readonly string[]): Promise<'catch-all' | 'done'> {
-    const work = [...addresses];
-    let fruitless = 0;
-    while (work.length > 0 || this.#needsCatchAllCheck()) {
-      const opened = await this.#openSession();
-      if (!opened.ok) {
-        this.#giveUp(work, opened.reason, null);
-        return 'done';
+  /** One pass over `addresses` (and the catch-all check while undecided), host by host until one answers. */
+  async #round(addresses: readonly string[]): Promise<void> {
+    let work = [...addresses];
+    let askCatchAll = this.#catchAll === null;
+    const { owner, signal } = this.#ctx;
+    while ((work.length > 0 || askCatchAll) && this.#hostIndex < this.#hosts.length) {
+      const host = this.#hosts[this.#hostIndex]?.host ?? '';
+      const channel = this.#ctx.channel(host);
+      const unreached: string[] = [];
+      let catchAllUnreached = false;
+      let unusableReason = '';
+      const asks: Promise<void>[] = [];
+      if (askCatchAll) {
+        asks.push(
+          channel
+            .ask(this.#catchAllAddress, { owner, isolated: true, ...(signal ? { signal } : {}) })
+            .then((answer) => {
+              if (answer.kind === 'unusable') {
+                catchAllUnreached = true;
+                unusableReason = answer.reason;
+                return;
+              }
+              this.#onCatchAllAnswer(answer);
+              if (this.#catchAll?.value === true) channel.withdraw(new Set(work), owner);
+            }),
+        );
       }
-      let end: SessionEnd;
-      try {
-        end = await this.#runSession(opened.session, work);
-      } finally {
-        try {
-          await opened.session.quit();
-        } finally {
-          opened.release();
-        }
+      for (const address of work) {
+        asks.push(
+          channel.ask(address, { owner, ...(signal ? { signal } : {}) }).then((answer) => {
+            if (answer.kind === 'unusable') {
+              unreached.push(address);
+              unusableReason = answer.reason;
+            } else this.#onAnswer(address, answer);
+          }),
+        );
       }
-      if (end.kind === 'catch-all') return 'catch-all';
-      if (end.kind === 'drained') continue;
-      fruitless = end.answered === 0 ? fruitless + 1 : 0;
-      if (fruitless > this.#ctx.maxReconnects) {
-        this.#giveUp(work, end.reason, opened.session.host);
-        return 'done';
-      }
+      await Promise.all(asks);
+      if (this.#catchAll?.value === true) return;
+      if (unreached.length === 0 && !catchAllUnreached) return;
+      this.#hostFailures.push(unusableReason);
+      this.#hostIndex += 1;
+      work = unreached;
+      askCatchAll = catchAllUnreached;
     }
-    return 'done';
-  }
-
-  #needsCatchAllCheck(): boolean {
-    return this.#catchAll === null && !this.#catchAllAskedThisRound;
-  }
-
-  async #runSession(session: SmtpSession, work: string[]): Promise<SessionEnd> {
-    const host = session.host;
-    let answered = 0;
-    let inFlight: string | null = null;
-    try {
-      if (this.#needsCatchAllCheck()) {
-        const mail = await session.mailFrom(this.#ctx.from);
-        if (!isPositive(mail)) return this.#senderRefused(mail, host, work);
-        inFlight = this.#catchAllAddress;
-        const reply = await session.rcptTo(this.#catchAllAddress);
-        inFlight = null;
-        const klass = classifyRcptReply(reply);
-        if (klass === 'too-many-recipients' || klass === 'closing')
-          return { kind: 'reconnect', answered, reason: formatReply(reply) };
-        answered += 1;
-        if (klass === 'accepted') {
-          this.#settleCatchAll({ value: true, reason: formatReply(reply), host });
-          return { kind: 'catch-all' };
-        }
-        if (klass === 'temporary') {
-          this.#catchAllDeferred = { reply, host };
-          this.#catchAllAskedThisRound = true;
-        } else {
-          this.#settleCatchAll({
-            value: klass === 'mailbox-unknown' ? false : null,
-            reason: formatReply(reply),
-            host,
-          });
-        }
-        // The random address must not share a transaction with the real ones.
-        const rset = await session.rset();
-        if (!isPositive(rset)) return { kind: 'reconnect', answered, reason: formatReply(rset) };
-      }
-      if (work.length === 0) return { kind: 'drained', answered };
-      const mail = await session.mailFrom(this.#ctx.from);
-      if (!isPositive(mail)) return this.#senderRefused(mail, host, work);
-      for (let address = work[0]; address !== undefined; address = work[0]) {
-        inFlight = address;
-        const reply = await session.rcptTo(address);
-        inFlight = null;
-        const klass = classifyRcptReply(reply);
-        // The address was not judged: it goes to the next session.
-        if (klass === 'too-many-recipients' || klass === 'closing')
-          return { kind: 'reconnect', answered, reason: formatReply(reply) };
-        work.shift();
-        answered += 1;
-        this.#recordReply(address, reply, klass, host);
-      }
-      return { kind: 'drained', answered };
-    } catch (error) {
-      if (!(error instanceof SmtpConnectionError)) throw error;
-      // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
-      if (error instanceof SmtpTimeoutError && inFlight !== null) {
-        if (inFlight === this.#catchAllAddress)
-          this.#settleCatchAll({ value: null, reason: error.message, host });
-        else {
-          work.shift();
-          this.#recordFinal(inFlight, { kind: 'failure', reason: error.message, host });
-        }
-      }
-      return { kind: 'reconnect', answered, reason: error.message };
+    if (work.length > 0 || askCatchAll) {
+      const reason = this.#hostFailures.join('; ') || `no MX host for ${this.#domain}`;
+      if (askCatchAll) this.#settleCatchAll({ value: null, reason, host: null });
+      for (const address of work) this.#recordFinal(address, { kind: 'failure', reason, host: null });
     }
   }
 
-  /** MAIL FROM refused: the refusal concerns every address of the transaction alike. */
-  #senderRefused(reply: SmtpReply, host: string, work: string[]): SessionEnd {
-    const klass = classifyRcptReply(reply);
-    if (klass === 'closing' || klass === 'too-many-recipients')
-      return { kind: 'reconnect', answered: 0, reason: formatReply(reply) };
-    const answered = work.length;
+  #onCatchAllAnswer(answer: Exclude<RcptAnswer, { kind: 'unusable' }>): void {
+    if (this.#catchAll !== null) return;
+    const { host } = answer;
+    this.#lastHost = host;
+    if (answer.kind === 'failure') {
+      this.#settleCatchAll({ value: null, reason: answer.reason, host });
+      return;
+    }
+    const { reply, klass, stage } = answer;
     if (klass === 'temporary') {
-      if (this.#needsCatchAllCheck()) {
-        this.#catchAllDeferred = { reply, host };
-        this.#catchAllAskedThisRound = true;
-      }
-      for (const address of work.splice(0)) this.#recordReply(address, reply, klass, host);
-      return { kind: 'drained', answered };
+      this.#catchAllDeferred = { reply, host };
+      return;
     }
-    const reason = `sender refused by ${host}: ${formatReply(reply)}`;
-    if (this.#catchAll === null) this.#settleCatchAll({ value: null, reason, host });
-    for (const address of work.splice(0)) this.#recordFinal(address, { kind: 'failure', reason, host });
-    return { kind: 'drained', answered };
+    if (stage === 'MAIL') {
+      this.#settleCatchAll({ value: null, reason: `sender refused by ${host}: ${formatReply(reply)}`, host });
+      return;
+    }
+    this.#settleCatchAll({
+      value: klass === 'accepted' ? true : klass === 'mailbox-unknown' ? false : null,
+      reason: formatReply(reply),
+      host,
+    });
+  }
+
+  #onAnswer(address: string, answer: Exclude<RcptAnswer, { kind: 'unusable' }>): void {
+    if (answer.kind === 'failure') {
+      if (answer.reason === 'withdrawn') return;
+      this.#recordFinal(address, { kind: 'failure', reason: answer.reason, host: answer.host });
+      return;
+    }
+    this.#lastHost = answer.host;
+    if (answer.stage === 'MAIL' && answer.klass !== 'temporary') {
+      const reason = `sender refused by ${answer.host}: ${formatReply(answer.reply)}`;
+      this.#recordFinal(address, { kind: 'failure', reason, host: answer.host });
+      return;
+    }
+    this.#recordReply(address, answer.reply, answer.klass, answer.host);
   }
 
   #recordReply(address: string, reply: SmtpReply, klass: ReplyClass, host: string): void {
@@ -275,12 +229,6 @@ export class DomainProbe {
       const finding = this.#findings.get(address);
       if (finding) this.#onFinding(address, finding);
     }
-  }
-
-  /** No session can be had (or too many in a row were fruitless): what is left stays unanswered. */
-  #giveUp(work: string[], reason: string, host: string | null): void {
-    if (this.#needsCatchAllCheck()) this.#settleCatchAll({ value: null, reason, host });
-    for (const address of work.splice(0)) this.#recordFinal(address, { kind: 'failure', reason, host });
   }
 
   /** After the last attempt: still-deferred addresses keep their last 4xx. */
@@ -313,63 +261,6 @@ export class DomainProbe {
             }
           : { kind: 'failure', reason: 'not answered', host: null },
       );
-    }
-  }
-
-  async #openSession(): Promise<Opened> {
-    while (this.#hostIndex < this.#hosts.length) {
-      const host = this.#hosts[this.#hostIndex]?.host ?? '';
-      const opened = await this.#openOnHost(host);
-      if (opened.ok) {
-        this.#lastHost = host;
-        return opened;
-      }
-      this.#hostFailures.push(opened.reason);
-      this.#hostIndex += 1;
-    }
-    return { ok: false, reason: this.#hostFailures.join('; ') || `no MX host for ${this.#domain}` };
-  }
-
-  async #openOnHost(host: string): Promise<Opened> {
-    let lookup = this.#hostLookups.get(host);
-    if (!lookup) {
-      lookup = await this.#ctx.resolveHost(host);
-      this.#hostLookups.set(host, lookup);
-    }
-    if (lookup.kind === 'none') return { ok: false, reason: `${host} has no A or AAAA record` };
-    if (lookup.kind === 'dns-error') return { ok: false, reason: lookup.reason };
-    let reason = `${host} has no address`;
-    for (const ip of lookup.addresses) {
-      const release = await this.#ctx.limits.acquire(host, this.#ctx.signal);
-      try {
-        return { ok: true, session: await this.#connect(host, ip), release };
-      } catch (error) {
-        release();
-        if (!(error instanceof SmtpConnectionError)) throw error;
-        reason = error.message;
-      }
-    }
-    return { ok: false, reason };
-  }
-
-  async #connect(host: string, ip: string): Promise<SmtpSession> {
-    const startTls = !this.#withoutTls.has(host);
-    const options = {
-      host,
-      ip,
-      port: this.#ctx.port,
-      helo: this.#ctx.helo,
-      timeoutMs: this.#ctx.timeoutMs,
-      startTls,
-      signal: this.#ctx.signal,
-    };
-    try {
-      return await SmtpSession.open(options);
-    } catch (error) {
-      if (!(error instanceof SmtpTlsError) || !startTls) throw error;
-      // A broken TLS stack should not cost the answer: this host is asked in plain text from now on.
-      this.#withoutTls.add(host);
-      return SmtpSession.open({ ...options, startTls: false });
     }
   }
 }

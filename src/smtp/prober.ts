@@ -8,7 +8,15 @@ import type { MxLookup } from './dns.ts';
 import { MxResolver } from './dns.ts';
 import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
 import { describeFlags, emailFlags } from './flags.ts';
-import { ConnectionLimits } from './limits.ts';
+import { FairSlots } from './fair-slots.ts';
+import { HostChannel } from './host-channel.ts';
+import {
+  type MxProvider,
+  type ProviderLimits,
+  providerOfHost,
+  providerOverridesSchema,
+  providerTable,
+} from '../domain/mx-provider.ts';
 import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
@@ -34,6 +42,9 @@ const optionsSchema = z.object({
   greylistDelayMs: z.number().int().nonnegative().default(5000),
   greylistAttempts: z.number().int().positive().default(3),
   maxReconnects: z.number().int().nonnegative().default(3),
+  maxRejectsPerSession: z.number().int().positive().default(8),
+  rcptPerTransaction: z.number().int().positive().default(100),
+  providerLimits: providerOverridesSchema.default({}),
 });
 type ParsedOptions = z.infer<typeof optionsSchema>;
 
@@ -57,6 +68,8 @@ function outcome(
   source: ProbeOutcome['source'],
   reason: string,
   mxHost: string | null,
+  /** The provider of the host SMTP was attempted with; null when none was. */
+  mxProvider: MxProvider | null = null,
 ): ProbeOutcome {
   return {
     email: entry.email,
@@ -64,12 +77,14 @@ function outcome(
     source,
     reason: reason + describeFlags(entry.flags),
     mxHost,
+    mxProvider: mxHost ? providerOfHost(mxHost) : mxProvider,
     flags: entry.flags,
   };
 }
 
-function outcomeOfFinding(entry: Entry, finding: AddressFinding): ProbeOutcome {
-  if (finding.kind === 'failure') return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host);
+function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxProvider): ProbeOutcome {
+  if (finding.kind === 'failure')
+    return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host, provider);
   const reply = formatReply(finding.reply);
   switch (finding.class) {
     case 'accepted':
@@ -89,13 +104,14 @@ function outcomeOfFinding(entry: Entry, finding: AddressFinding): ProbeOutcome {
   }
 }
 
-function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict): ProbeOutcome {
+function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxProvider): ProbeOutcome {
   return outcome(
     entry,
     'Catch-All',
     'smtp',
     `catch-all: a random address was accepted (${verdict.reason})`,
     verdict.host,
+    provider,
   );
 }
 
@@ -111,13 +127,20 @@ function dnsVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>): { result: EmailR
   }
 }
 
+/** Channels kept for their pacing memory; past this many, idle ones are forgotten. */
+const MAX_IDLE_CHANNELS = 10_000;
+
 /**
  * Email verification by SMTP dialogue. One instance serves a whole worker process: its connection
- * limits (`concurrency` overall, `perHost` per MX host) hold across every concurrent call.
+ * limits (`concurrency` overall, shared round-robin between owners; per MX host by its provider's
+ * limits and pacing) hold across every concurrent call, and every domain an MX host serves shares
+ * that host's sessions.
  */
 export class SmtpProber {
   readonly #options: ParsedOptions;
-  readonly #limits: ConnectionLimits;
+  readonly #slots: FairSlots;
+  readonly #providers: Record<MxProvider, ProviderLimits>;
+  readonly #channels = new Map<string, HostChannel>();
   readonly #dns: MxResolver;
 
   constructor(options: SmtpProberOptions) {
@@ -129,7 +152,12 @@ export class SmtpProber {
       throw new SmtpProberConfigError(`invalid SMTP prober options: ${issues}`);
     }
     this.#options = parsed.data;
-    this.#limits = new ConnectionLimits({ perHost: parsed.data.perHost, total: parsed.data.concurrency });
+    this.#slots = new FairSlots(parsed.data.concurrency);
+    this.#providers = providerTable(
+      parsed.data.perHost,
+      parsed.data.providerLimits,
+      parsed.data.maxRejectsPerSession,
+    );
     this.#dns = new MxResolver({
       timeoutMs: parsed.data.timeoutMs,
       ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
@@ -138,7 +166,41 @@ export class SmtpProber {
 
   /** Connections currently open (or being opened) by this instance. */
   get activeConnections(): number {
-    return this.#limits.activeConnections;
+    return this.#slots.inUse;
+  }
+
+  /** The limits this instance applies to a provider's MX hosts (built-in table plus overrides). */
+  providerLimits(provider: MxProvider): ProviderLimits {
+    return this.#providers[provider];
+  }
+
+  /** Most sessions ever open at once to `host` through this instance (0 if never used). */
+  peakSessions(host: string): number {
+    return this.#channels.get(host.toLowerCase())?.peakSessions ?? 0;
+  }
+
+  #channel(host: string): HostChannel {
+    const key = host.toLowerCase();
+    let channel = this.#channels.get(key);
+    if (!channel) {
+      if (this.#channels.size >= MAX_IDLE_CHANNELS) {
+        for (const [name, known] of this.#channels) if (known.idle) this.#channels.delete(name);
+      }
+      const o = this.#options;
+      const provider = providerOfHost(key);
+      channel = new HostChannel(key, provider, this.#providers[provider], {
+        helo: o.helo,
+        from: o.from,
+        port: o.port,
+        timeoutMs: o.timeoutMs,
+        maxReconnects: o.maxReconnects,
+        batchSize: o.rcptPerTransaction,
+        slots: this.#slots,
+        resolveHost: (name) => this.#dns.resolveHost(name),
+      });
+      this.#channels.set(key, channel);
+    }
+    return channel;
   }
 
   /**
@@ -149,7 +211,7 @@ export class SmtpProber {
   async probeDomain(
     domain: string,
     emails: readonly string[],
-    options: { signal?: AbortSignal; onResult?: (outcome: ProbeOutcome) => void } = {},
+    options: { signal?: AbortSignal; onResult?: (outcome: ProbeOutcome) => void; owner?: string } = {},
   ): Promise<DomainOutcome> {
     const { signal, onResult } = options;
     signal?.throwIfAborted();
@@ -200,15 +262,19 @@ export class SmtpProber {
         if (outcomes[index] === undefined) settle(index, make(entries[index] as Entry));
       }
     };
-    const probe = new DomainProbe(this.#context(signal), asciiDomain, lookup.hosts, (address, finding) =>
-      settleAddress(address, (entry) => outcomeOfFinding(entry, finding)),
+    const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
+    const probe = new DomainProbe(
+      this.#context(signal, options.owner ?? 'default'),
+      asciiDomain,
+      lookup.hosts,
+      (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
     );
     const result = await probe.run([...indicesByAddress.keys()]);
     for (const address of indicesByAddress.keys()) {
       const finding = result.findings.get(address);
       if (result.catchAll.value === true)
-        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll));
-      else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding));
+        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider));
+      else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
     }
     return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
   }
@@ -250,18 +316,13 @@ export class SmtpProber {
     });
   }
 
-  #context(signal: AbortSignal | undefined): DomainProbeContext {
+  #context(signal: AbortSignal | undefined, owner: string): DomainProbeContext {
     const o = this.#options;
     return {
-      helo: o.helo,
-      from: o.from,
-      port: o.port,
-      timeoutMs: o.timeoutMs,
       greylistDelayMs: o.greylistDelayMs,
       greylistAttempts: o.greylistAttempts,
-      maxReconnects: o.maxReconnects,
-      limits: this.#limits,
-      resolveHost: (host) => this.#dns.resolveHost(host),
+      channel: (host) => this.#channel(host),
+      owner,
       ...(signal ? { signal } : {}),
     };
   }

@@ -89,6 +89,33 @@ export class SmtpSession {
     return this.#connection.command(`RCPT TO:<${address}>`);
   }
 
+  /** The server advertised PIPELINING (RFC 2920): RCPTs may go out in windows. */
+  get pipelining(): boolean {
+    return this.extensions.has('PIPELINING');
+  }
+
+  /**
+   * RCPT for every address of `addresses` written at once (after MAIL FROM when `from` is given, in
+   * the same write: RFC 2920 lets a client group them), replies read in order. The MAIL reply comes
+   * back; `onReply` sees each RCPT reply as it comes and returns false to stop reading (the session
+   * must then be closed, since the unread replies would answer later commands). A MAIL that was
+   * refused leaves the RCPT replies unread. The first broken read rejects.
+   */
+  async rcptWindow(
+    addresses: readonly string[],
+    onReply: (index: number, reply: SmtpReply) => boolean,
+    from?: string,
+  ): Promise<SmtpReply | null> {
+    const lines = addresses.map((address) => `RCPT TO:<${address}>`);
+    this.#connection.send(from === undefined ? lines : [`MAIL FROM:<${from}>`, ...lines]);
+    const mail = from === undefined ? null : await this.#connection.readReply('MAIL');
+    if (mail && !isPositive(mail)) return mail;
+    for (let i = 0; i < addresses.length; i += 1) {
+      if (!onReply(i, await this.#connection.readReply('RCPT'))) break;
+    }
+    return mail;
+  }
+
   rset(): Promise<SmtpReply> {
     return this.#connection.command('RSET');
   }

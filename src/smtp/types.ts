@@ -1,4 +1,5 @@
 import type { EmailResult } from '../domain/lead.ts';
+import type { MxProvider, ProviderOverrides } from '../domain/mx-provider.ts';
 
 export type { EmailResult };
 
@@ -21,6 +22,8 @@ export interface ProbeOutcome {
   reason: string;
   /** MX host that gave the answer, null when none was reached. */
   mxHost: string | null;
+  /** Mail provider of that host (or of the domain's first MX when none answered); null without SMTP. */
+  mxProvider: MxProvider | null;
   flags: EmailFlags;
 }
 
@@ -45,8 +48,14 @@ export interface SmtpProberOptions {
   timeoutMs: number;
   /** Connections open at once, all hosts together, across all callers of this instance. */
   concurrency: number;
-  /** Connections open at once to one MX host, across all callers of this instance. */
+  /** Connections open at once to one MX host of an unknown provider, across all callers of this instance. */
   perHost: number;
+  /** Per provider overrides of the built-in limits table (`SMTP_PROVIDER_LIMITS`). */
+  providerLimits?: ProviderOverrides;
+  /** Rejected RCPTs after which a session ends and the rest continue on another (default 8). */
+  maxRejectsPerSession?: number;
+  /** RCPTs per mail transaction (default 100). */
+  rcptPerTransaction?: number;
   /** `ip`, `ip:port` or `[ipv6]:port`; the system resolvers when absent. */
   dnsServers?: string[];
   /** Pause before retrying addresses that got a 4xx (default 5000). */

@@ -1,5 +1,5 @@
 import { createSocket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProbeOutcome, SmtpProberOptions } from '../../src/smtp/prober.ts';
 import { DomainMismatchError, SmtpProber, SmtpProberConfigError } from '../../src/smtp/prober.ts';
 import type { MailHost, MailWorld, StandardDomain } from '../support/mail-world/index.ts';
@@ -123,6 +123,8 @@ describe('SmtpProber in the standard mail world', () => {
     expect(mx.stats.sessions - before.sessions).toBe(1);
     // 12 addresses plus the one random catch-all address.
     expect(mx.stats.rcpts.length - before.rcpts).toBe(13);
+    // The session may outlive the last answer by its QUIT.
+    await vi.waitFor(() => expect(mx.stats.activeSessions).toBe(0));
     const session = mx.stats.log.at(-1);
     expect(session?.tls).toBe(true);
     // The random address has its own transaction, reset before the real ones.
@@ -144,11 +146,9 @@ describe('SmtpProber in the standard mail world', () => {
     expect(outcome.outcomes.map((o) => o.result)).toEqual(
       emails.map((_, k) => (k % 3 === 2 ? 'Invalid' : 'Valid')),
     );
-    // 9 recipients (with the catch-all probe), 3 per session.
-    expect(mx.stats.sessions - before).toBe(3);
-    const sessions = mx.stats.log.slice(before);
-    for (const session of sessions)
-      expect(session.rcpts.length).toBeLessThanOrEqual(STANDARD_LIMITS.rcptPerSession + 1);
+    // 9 recipients (with the catch-all probe), 3 answered per session. RCPTs pipelined after the
+    // 452 reach the server too, but their replies are never used: they go to the next session.
+    expect(mx.stats.sessions - before).toBe(Math.ceil(9 / STANDARD_LIMITS.rcptPerSession));
   });
 
   it('continues on a new connection after a 421 mid-session', async () => {
@@ -296,8 +296,9 @@ describe('SmtpProber calls', () => {
     await expect(
       prober.probeDomain('silent.test', [knownAddress('silent.test', 0)], { signal: controller.signal }),
     ).rejects.toThrow('job cancelled');
+    // The connection being opened for nobody any more is abandoned, not left to time out.
+    await vi.waitFor(() => expect(prober.activeConnections).toBe(0));
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
-    expect(prober.activeConnections).toBe(0);
   });
 
   it('prechecks syntax and DNS only', async () => {
@@ -433,7 +434,7 @@ describe('SmtpProber limits and failures', () => {
     await world?.stop();
   });
 
-  it('never opens more than perHost sessions to one MX host, across concurrent calls', async () => {
+  it('shares one MX host’s sessions between its domains, never more than perHost at once', async () => {
     const prober = proberFor(world, { perHost: 2 });
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, (_, d) =>
@@ -444,8 +445,11 @@ describe('SmtpProber limits and failures', () => {
       Array.from({ length: 6 }, () => ['Valid', 'Invalid']).flat(),
     );
     const mx = host(world, 'mx.shared.test');
-    expect(mx.stats.sessions).toBe(6);
-    expect(mx.stats.maxConcurrentSessions).toBe(2);
+    expect(mx.stats.sessions).toBeLessThan(6);
+    expect(mx.stats.maxConcurrentSessions).toBeLessThanOrEqual(2);
+    // One transaction carried RCPTs of several domains.
+    const domainsPerSession = mx.stats.log.map((s) => new Set(s.rcpts.map((r) => r.split('@')[1])).size);
+    expect(Math.max(...domainsPerSession)).toBeGreaterThan(1);
   });
 
   it('never opens more than `concurrency` sessions in all', async () => {

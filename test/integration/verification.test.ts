@@ -202,6 +202,8 @@ describe('smtp_only', () => {
       );
       expect(row.domain).toBe(a.domain);
       expect(row.checkedAt).not.toBeNull();
+      // The mail world's hosts belong to no big provider; without SMTP there is none.
+      expect(row.mxProvider).toBe(row.source === 'smtp' ? 'other' : null);
     }
     expect(rows.find((r) => r.email === 'broken@@address')).toMatchObject({
       result: 'Invalid',
@@ -243,6 +245,11 @@ describe('smtp_only', () => {
       });
       expect(lead.email_verified_at).not.toBeNull();
     }
+    // The stamps describe the committed end state: taken after the last lead was written, in the
+    // same transaction (each lead's updated_at is its own write time).
+    const [written] = await h.sql(`select max(updated_at) as last from lead where list_id = ?`, [listId]);
+    expect(new Date(job.completedAt).getTime()).toBeGreaterThanOrEqual(new Date(written.last).getTime());
+    expect(job.smtpCompletedAt).toBe(job.completedAt);
 
     const progress = (await agent.get(`/api/verification/jobs/${job.id}/progress`)).body;
     expect(progress.job).toEqual({

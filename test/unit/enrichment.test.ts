@@ -107,6 +107,7 @@ describe('EmailChecker', () => {
             source: 'smtp' as const,
             reason: '',
             mxHost: `mx.${domain}`,
+            mxProvider: 'other' as const,
             flags: { disposable: false, role: false, free: false },
           })),
         };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionLimits, KeyedSemaphore, Semaphore } from '../../src/smtp/limits.ts';
+import { FairSlots } from '../../src/smtp/fair-slots.ts';
+import { Semaphore } from '../../src/smtp/limits.ts';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -41,39 +42,36 @@ describe('Semaphore', () => {
   });
 });
 
-describe('KeyedSemaphore', () => {
-  it('bounds each key separately', async () => {
-    const keyed = new KeyedSemaphore(1);
-    const a = await keyed.acquire('a');
-    const b = await keyed.acquire('b');
-    let secondA = false;
-    const pending = keyed.acquire('a').then((release) => ((secondA = true), release));
-    await tick();
-    expect(secondA).toBe(false);
-    a();
-    (await pending)();
-    expect(secondA).toBe(true);
-    b();
+describe('FairSlots', () => {
+  it('hands freed slots to waiting owners in turn, FIFO within an owner', async () => {
+    const slots = new FairSlots(1);
+    const first = await slots.acquire('big');
+    const order: string[] = [];
+    const wait = (owner: string, tag: string) =>
+      slots.acquire(owner).then((release) => {
+        order.push(tag);
+        release();
+      });
+    const pending = [wait('big', 'big1'), wait('big', 'big2'), wait('big', 'big3'), wait('small', 'small1')];
+    expect(slots.othersWaiting('big')).toBe(true);
+    expect(slots.othersWaiting('nobody')).toBe(true);
+    first();
+    await Promise.all(pending);
+    // big1 was first in line; then small's turn comes before big's second and third.
+    expect(order).toEqual(['big1', 'small1', 'big2', 'big3']);
+    expect(slots.inUse).toBe(0);
+    expect(slots.othersWaiting('big')).toBe(false);
   });
-});
 
-describe('ConnectionLimits', () => {
-  it('holds both the per-host and the total bound', async () => {
-    const limits = new ConnectionLimits({ perHost: 2, total: 3 });
-    const held = await Promise.all([limits.acquire('mx1'), limits.acquire('mx1'), limits.acquire('mx2')]);
-    expect(limits.activeConnections).toBe(3);
-    let granted = '';
-    const third = limits.acquire('MX1').then((release) => ((granted += 'mx1'), release));
-    const other = limits.acquire('mx3').then((release) => ((granted += 'mx3'), release));
-    await tick();
-    expect(granted).toBe('');
-    held[2]?.(); // frees a total slot, but mx1 is still full: mx3 gets it
-    await tick();
-    expect(granted).toBe('mx3');
-    held[0]?.();
-    (await third)();
-    (await other)();
-    held[1]?.();
-    expect(limits.activeConnections).toBe(0);
+  it('lets a waiter whose signal aborts leave the ring', async () => {
+    const slots = new FairSlots(1);
+    const held = await slots.acquire('a');
+    const controller = new AbortController();
+    const gone = slots.acquire('b', controller.signal);
+    controller.abort(new Error('cancelled'));
+    await expect(gone).rejects.toThrow('cancelled');
+    expect(slots.waiting).toBe(0);
+    held();
+    expect(slots.inUse).toBe(0);
   });
 });

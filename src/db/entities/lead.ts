@@ -11,6 +11,8 @@ export const Lead = defineEntity({
     { properties: ['organization', 'phone'] },
     { properties: ['organization', 'email'] },
     { properties: ['organization', 'networkUrl'] },
+    // Verification write-back joins results on (list, key): an index lookup per result, whatever the statistics.
+    { properties: ['list', 'emailKey'] },
   ],
   properties: {
     id: idProperty(),
@@ -22,6 +24,8 @@ export const Lead = defineEntity({
     company: p.string().length(300).nullable(),
     companyDomain: p.string().length(253).nullable(),
     email: p.string().length(254).nullable(),
+    /** lower(email), kept by PostgreSQL: the key verification results are matched on. */
+    emailKey: p.string().length(254).generated('(lower(email)) stored').nullable(),
     networkUrl: p.string().length(500).nullable(),
     workEmail: p.string().length(254).nullable(),
     personalEmail: p.string().length(254).nullable(),

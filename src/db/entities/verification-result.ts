@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
+import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
 import { RESULT_SOURCES } from '../../domain/verification.ts';
 import { idProperty } from './common.ts';
 import { VerificationJob } from './verification-job.ts';
@@ -29,6 +30,7 @@ export const VerificationResult = defineEntity({
     source: p.enum(RESULT_SOURCES).nullable(),
     reason: p.text().nullable(),
     mxHost: p.string().length(253).nullable(),
+    mxProvider: p.enum(MX_PROVIDERS).nullable(),
     checkedAt: p.datetime().nullable(),
   },
 });

@@ -1,6 +1,7 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../../domain/lead.ts';
+import type { MxProvider } from '../../domain/mx-provider.ts';
 import {
   type Decision,
   gapResultsFor,
@@ -105,6 +106,7 @@ export interface SmtpOutcomeRow {
   source: 'precheck' | 'smtp';
   reason: string | null;
   mxHost: string | null;
+  mxProvider: MxProvider | null;
   apiPending: boolean;
 }
 
@@ -120,14 +122,15 @@ export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[
     source: r.result ? r.source : null,
     reason: r.reason,
     mx_host: r.mxHost,
+    mx_provider: r.mxProvider,
     api_pending: r.apiPending,
   }));
   const res = await em.execute<QueryResult>(
     `update verification_result r set
-       smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host,
+       smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
        api_status = case when v.api_pending then 'pending' end,
        smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, api_pending boolean)
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, api_pending boolean)
      where r.id = v.id and r.smtp_checked_at is null`,
     [JSON.stringify(payload)],
     'run',
@@ -177,15 +180,20 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
   );
 }
 
-/** Copies every final result onto the list's leads holding that address (case-insensitively). */
-export async function writeResultsToLeads(em: EntityManager, jobId: string, listId: string) {
-  await em.execute(
-    `update lead l set email_status = r.result, email_verified_at = r.checked_at, updated_at = now()
+/**
+ * Copies every final result onto the list's leads holding that address (case-insensitively). The
+ * join is on the stored key `lead.email_key` (= lower(email)) under the (list_id, email_key) index,
+ * so each result costs one index lookup whatever the planner believes about the tables' sizes: a
+ * function on the joined column would leave it a nested loop over the whole list when the
+ * statistics are stale. `updated_at` is the row's own write time.
+ */
+export const WRITE_RESULTS_TO_LEADS_SQL = `update lead l set email_status = r.result, email_verified_at = r.checked_at, updated_at = clock_timestamp()
      from verification_result r
-     where r.job_id = ? and l.list_id = ? and l.email is not null and lower(l.email) = r.email and r.result is not null
-       and (l.email_status is distinct from r.result or l.email_verified_at is distinct from r.checked_at)`,
-    [jobId, listId],
-  );
+     where r.job_id = ? and l.list_id = ? and l.email_key = r.email and r.result is not null
+       and (l.email_status is distinct from r.result or l.email_verified_at is distinct from r.checked_at)`;
+
+export async function writeResultsToLeads(em: EntityManager, jobId: string, listId: string) {
+  await em.execute(WRITE_RESULTS_TO_LEADS_SQL, [jobId, listId]);
 }
 
 /**
@@ -213,12 +221,14 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
         : job.method === 'smtp_api_fallback' && gaps > 0
           ? 'awaiting_decision'
           : 'completed';
+    await writeResultsToLeads(tx, jobId, job.listId);
+    // Last statement before the commit: the stamps are (within microseconds) the commit time of
+    // the state they describe, not the time the transaction began.
     await tx.execute(
-      `update verification_job set verification_stage = ?, smtp_completed_at = now(),
-         completed_at = case when ? = 'completed' then now() end, updated_at = now() where id = ?`,
+      `update verification_job set verification_stage = ?, smtp_completed_at = clock_timestamp(),
+         completed_at = case when ? = 'completed' then clock_timestamp() end, updated_at = clock_timestamp() where id = ?`,
       [next, next, jobId],
     );
-    await writeResultsToLeads(tx, jobId, job.listId);
     return next;
   });
 }
@@ -339,13 +349,13 @@ export async function recordApiVerdicts(
 export async function completeJob(em: EntityManager, jobId: string) {
   await em.transactional(async (tx) => {
     const job = await workJob(tx, jobId, true);
+    await writeResultsToLeads(tx, jobId, job.listId);
     if (job.stage === 'api_verifying') {
       await tx.execute(
-        `update verification_job set verification_stage = 'completed', completed_at = now(), updated_at = now() where id = ?`,
+        `update verification_job set verification_stage = 'completed', completed_at = clock_timestamp(), updated_at = clock_timestamp() where id = ?`,
         [jobId],
       );
     }
-    await writeResultsToLeads(tx, jobId, job.listId);
   });
 }
 
@@ -354,10 +364,10 @@ export async function failJob(em: EntityManager, jobId: string, reason: string) 
   await em.transactional(async (tx) => {
     const job = await workJob(tx, jobId, true);
     if (job.stage === 'completed' || job.stage === 'failed') return;
+    await writeResultsToLeads(tx, jobId, job.listId);
     await tx.execute(
-      `update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = now() where id = ?`,
+      `update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = clock_timestamp() where id = ?`,
       [reason, jobId],
     );
-    await writeResultsToLeads(tx, jobId, job.listId);
   });
 }

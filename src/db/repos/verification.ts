@@ -1,4 +1,5 @@
 import type { QueryResult } from '@mikro-orm/core';
+import type { MxProvider } from '../../domain/mx-provider.ts';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../../domain/lead.ts';
 import {
@@ -283,6 +284,7 @@ export interface ResultRow {
   reason: string | null;
   domain: string;
   mxHost: string | null;
+  mxProvider: MxProvider | null;
   checkedAt: Date | null;
 }
 
@@ -293,6 +295,7 @@ const toResultRow = (r: Record<string, unknown>): ResultRow => ({
   reason: (r.reason as string | null) ?? null,
   domain: r.domain as string,
   mxHost: (r.mx_host as string | null) ?? null,
+  mxProvider: (r.mx_provider as MxProvider | null) ?? null,
   checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
 });
 
@@ -311,7 +314,7 @@ export async function pageResults(
     params,
   );
   const rows = await em.execute(
-    `select email, result, source, reason, domain, mx_host, checked_at from verification_result
+    `select email, result, source, reason, domain, mx_host, mx_provider, checked_at from verification_result
      where job_id = ?${filter} order by email limit ? offset ?`,
     [...params, limit, offset],
   );
@@ -329,7 +332,7 @@ export async function* allResults(
   for (;;) {
     const filter = result ? ` and result = ?` : '';
     const rows = await em.execute(
-      `select email, result, source, reason, domain, mx_host, checked_at from verification_result
+      `select email, result, source, reason, domain, mx_host, mx_provider, checked_at from verification_result
        where job_id = ? and email > ?${filter} order by email limit ?`,
       [jobId, after, ...(result ? [result] : []), pageSize],
     );

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
 import type { DomainStat, JobView, ResultRow } from '../../db/repos/verification.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
@@ -131,6 +132,12 @@ export const VerificationResultSchema = z
     reason: z.string().nullable(),
     domain: z.string(),
     mxHost: z.string().nullable(),
+    mxProvider: z
+      .enum(MX_PROVIDERS)
+      .nullable()
+      .openapi({
+        description: 'mail provider recognised from the MX host name; null when no SMTP was attempted',
+      }),
     checkedAt: Timestamp.nullable(),
   })
   .openapi('VerificationResult');
@@ -197,5 +204,6 @@ export const toResultDto = (r: ResultRow): z.infer<typeof VerificationResultSche
   reason: r.reason,
   domain: r.domain,
   mxHost: r.mxHost,
+  mxProvider: r.mxProvider,
   checkedAt: iso(r.checkedAt),
 });

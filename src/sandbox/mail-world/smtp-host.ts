@@ -206,6 +206,10 @@ function rcptDecision(
     );
   }
   if (behaviour.deferAlways) return smtpError(451, '4.3.0 Temporary local problem, please try again later');
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  if (behaviour.relayDomains && !behaviour.relayDomains.includes(domain))
+    return smtpError(554, `5.7.1 <${address}>: Relay access denied`);
+  if (behaviour.catchAllDomains?.includes(domain)) return null;
   if (behaviour.greylist && !seen.has(address)) {
     seen.add(address);
     return smtpError(451, '4.7.1 Greylisted, please try again later');
@@ -232,13 +236,15 @@ async function startSmtpHost(
     if (latency > 0) setTimeout(reply, latency);
     else reply();
   };
-  // MAIL+RCPT commands per session, for `closeAfterCommands`, and RCPTs, for `maxRcptPerSession`.
-  const counters = new WeakMap<SessionRecord, { commands: number; rcpts: number }>();
-  const countersOf = (record: SessionRecord | undefined): { commands: number; rcpts: number } => {
-    if (!record) return { commands: 0, rcpts: 0 };
+  // MAIL+RCPT commands per session, for `closeAfterCommands`, RCPTs, for `maxRcptPerSession`, and
+  // rejected RCPTs, for `tarpit`.
+  type Counters = { commands: number; rcpts: number; errors: number };
+  const counters = new WeakMap<SessionRecord, Counters>();
+  const countersOf = (record: SessionRecord | undefined): Counters => {
+    if (!record) return { commands: 0, rcpts: 0, errors: 0 };
     let value = counters.get(record);
     if (!value) {
-      value = { commands: 0, rcpts: 0 };
+      value = { commands: 0, rcpts: 0, errors: 0 };
       counters.set(record, value);
     }
     return value;
@@ -261,6 +267,7 @@ async function startSmtpHost(
   const smtp = new SMTPServer({
     name,
     logger: false,
+    hidePIPELINING: behaviour.pipelining === false,
     disabledCommands,
     authOptional: true,
     disableReverseLookup: true,
@@ -297,7 +304,14 @@ async function startSmtpHost(
         if (behaviour.maxRcptPerSession !== undefined && count.rcpts > behaviour.maxRcptPerSession) {
           return callback(smtpError(452, '4.5.3 Too many recipients in this session'));
         }
-        callback(rcptDecision(behaviour, rcpt, greylistSeen, mailboxes, session.remoteAddress));
+        const decision = rcptDecision(behaviour, rcpt, greylistSeen, mailboxes, session.remoteAddress);
+        const tarpit = behaviour.tarpit;
+        if (!tarpit || decision === null) return callback(decision);
+        count.errors += 1;
+        if (count.errors >= tarpit.closeAfterErrors)
+          return callback(smtpError(421, '4.7.0 Error: too many errors, closing connection'));
+        const wait = count.errors >= tarpit.afterErrors ? (count.errors - tarpit.afterErrors + 1) * tarpit.delayMs : 0;
+        setTimeout(() => callback(decision), wait);
       });
     },
     onData(stream, _session, callback) {
@@ -320,6 +334,68 @@ async function startSmtpHost(
   };
 }
 
+/**
+ * A PIPELINING host that answers each command `latencyMs` after it arrived, however many are in
+ * flight (replies keep their order): a client's throughput is bound by round trips and its window.
+ */
+async function startRoundTripHost(
+  name: string,
+  ip: string,
+  port: number,
+  behaviour: HostBehaviour,
+  gauge: SessionGauge,
+): Promise<RunningHost> {
+  const book = new SessionBook(gauge);
+  const mailboxes = new Set((behaviour.mailboxes ?? []).map(asciiAddress));
+  const latency = behaviour.latencyMs ?? 0;
+  const server = createNetServer((socket) => {
+    const record = book.accept(socket);
+    let lastAt = 0;
+    const reply = (text: string, delay: number, then?: () => void): void => {
+      const at = Math.max(Date.now() + delay, lastAt);
+      lastAt = at;
+      setTimeout(() => {
+        if (socket.destroyed) return;
+        socket.write(`${text}\r\n`);
+        then?.();
+      }, at - Date.now());
+    };
+    reply(`220 ${name} ESMTP`, latency);
+    let pending = '';
+    socket.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('latin1');
+      for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
+        const line = pending.slice(0, newline).replace(/\r$/, '');
+        pending = pending.slice(newline + 1);
+        const verb = line.split(' ', 1)[0]?.toUpperCase();
+        if (verb === 'EHLO') reply(`250-${name}\r\n250-PIPELINING\r\n250 ENHANCEDSTATUSCODES`, 0);
+        else if (verb === 'HELO' || verb === 'RSET' || verb === 'NOOP') reply('250 2.0.0 OK', 0);
+        else if (verb === 'MAIL') reply('250 2.1.0 OK', latency);
+        else if (verb === 'RCPT') {
+          const address = asciiAddress(/<([^>]*)>/.exec(line)?.[1] ?? '');
+          book.stats.rcpts.push(address);
+          record.rcpts.push(address);
+          const decision = rcptDecision(behaviour, address, new Set(), mailboxes, socket.remoteAddress ?? '');
+          const error = decision as (Error & { responseCode?: number }) | null;
+          reply(error ? `${error.responseCode} ${error.message}` : '250 2.1.5 OK', latency);
+        } else if (verb === 'QUIT') reply('221 2.0.0 Bye', 0, () => socket.end());
+        else reply('502 5.5.2 Command not implemented', 0);
+      }
+    });
+  });
+  await listen(server, ip, port);
+  return {
+    name,
+    ip,
+    behaviour,
+    stats: book.stats,
+    stop: async () => {
+      book.destroyAll();
+      await closeServer(server);
+    },
+  };
+}
+
 /** Starts the host's server on ip:port; a `refused` host starts nothing. */
 export async function startHost(
   name: string,
@@ -330,5 +406,6 @@ export async function startHost(
 ): Promise<RunningHost> {
   if (behaviour.refused) return { name, ip, behaviour, stats: emptyStats(), stop: () => Promise.resolve() };
   if (behaviour.silent) return startSilentHost(name, ip, port, behaviour, gauge);
+  if (behaviour.roundTripBound) return startRoundTripHost(name, ip, port, behaviour, gauge);
   return startSmtpHost(name, ip, port, behaviour, gauge);
 }

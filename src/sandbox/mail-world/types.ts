@@ -28,6 +28,22 @@ export interface HostBehaviour {
   starttls?: boolean;
   /** Refuse EHLO (500) so that the client must fall back to HELO. */
   heloOnly?: boolean;
+  /** Advertise PIPELINING (RFC 2920). Default true, as smtp-server does. */
+  pipelining?: boolean;
+  /** Domains (on a shared host) for which every recipient is accepted. */
+  catchAllDomains?: readonly string[];
+  /** When set, RCPTs for any other domain get 554 5.7.1 relay access denied. */
+  relayDomains?: readonly string[];
+  /**
+   * Postfix-like error tarpit, per session: from the `afterErrors`-th rejected RCPT on, each reply
+   * waits `delayMs` more than the last; at `closeAfterErrors` errors, 421 and the connection closes.
+   */
+  tarpit?: { afterErrors: number; delayMs: number; closeAfterErrors: number };
+  /**
+   * Answer every command `latencyMs` after it arrives, however many are in flight (a pipelining host
+   * bound by round trips, not by one command at a time). Plain text, no STARTTLS.
+   */
+  roundTripBound?: boolean;
 }
 
 export interface MxSpec {

@@ -1,0 +1,409 @@
+import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
+import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
+import type { HostLookup } from './dns.ts';
+import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
+import type { FairSlots } from './fair-slots.ts';
+import { HostPacing } from './pacing.ts';
+import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
+import { SmtpSession } from './session.ts';
+
+/** What a host said about one address, or why it said nothing. */
+export type RcptAnswer =
+  /** `stage` MAIL: the sender was refused, which concerns every address of the transaction alike. */
+  | { kind: 'reply'; reply: SmtpReply; klass: ReplyClass; stage: 'MAIL' | 'RCPT'; host: string }
+  | { kind: 'failure'; reason: string; host: string }
+  /** No session could be had with this host: the caller tries the domain's next MX. */
+  | { kind: 'unusable'; reason: string };
+
+export interface ChannelContext {
+  helo: string;
+  from: string;
+  port: number;
+  timeoutMs: number;
+  /** Sessions in a row that may break without answering an address before it is given up. */
+  maxReconnects: number;
+  /** RCPTs per transaction. */
+  batchSize: number;
+  slots: FairSlots;
+  resolveHost: (host: string) => Promise<HostLookup>;
+}
+
+interface Item {
+  address: string;
+  owner: string;
+  /** The catch-all probe: a transaction of its own, so it cannot colour the real addresses. */
+  isolated: boolean;
+  done: boolean;
+  resolve: (answer: RcptAnswer) => void;
+}
+
+const REJECTED: ReadonlySet<ReplyClass> = new Set(['mailbox-unknown', 'rejected', 'policy']);
+const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
+/** 4.7.x is rate limiting or reputation, except the greylisting servers that also say 4.7.1. */
+const isThrottle = (reply: SmtpReply): boolean =>
+  reply.code === 421 ||
+  (reply.code >= 400 &&
+    reply.code < 500 &&
+    (reply.enhanced?.startsWith('4.7.') ?? false) &&
+    !/gr[ae]y/i.test(reply.text));
+
+/** A transaction's end: the session may go on, or must close (the reason, for addresses given up). */
+type SessionEnd = { drained: true } | { drained: false; reason: string };
+
+/**
+ * Every address any caller wants asked of one MX host, whatever its domain, and the sessions that
+ * ask them: up to the host's pacing allowance, RCPTs of several domains in one transaction, in
+ * pipelined windows when the host offers PIPELINING. An address a session could not get answered
+ * (452, 421, a drop, the session's rejection budget) goes back to the front of the queue for the
+ * next session: it is never guessed.
+ */
+export class HostChannel {
+  readonly host: string;
+  readonly provider: MxProvider;
+  readonly pacing: HostPacing;
+  readonly #ctx: ChannelContext;
+  #queue: Item[] = [];
+  /** Sessions opening or open (each holds, or waits for, a connection slot). */
+  #sessions = 0;
+  /** Sessions past their greeting and EHLO. */
+  #openSessions = 0;
+  #peakSessions = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #withoutTls = false;
+  #withoutPipelining = false;
+  #lookup: Promise<HostLookup> | null = null;
+  /** Sessions in a row that broke without answering anything. */
+  #fruitlessRun = 0;
+  /** Aborts sessions still being opened once nobody waits for an answer any more. */
+  #opening = new AbortController();
+
+  constructor(host: string, provider: MxProvider, limits: ProviderLimits, ctx: ChannelContext) {
+    this.host = host;
+    this.provider = provider;
+    this.pacing = new HostPacing(limits);
+    this.#ctx = ctx;
+  }
+
+  /** Most sessions this channel had open (or opening) at once. */
+  get peakSessions(): number {
+    return this.#peakSessions;
+  }
+
+  get idle(): boolean {
+    return this.#sessions === 0 && this.#queue.length === 0;
+  }
+
+  ask(
+    address: string,
+    options: { owner: string; isolated?: boolean; signal?: AbortSignal },
+  ): Promise<RcptAnswer> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    return new Promise<RcptAnswer>((resolve, reject) => {
+      const onAbort = (): void => {
+        item.done = true;
+        reject(signal?.reason);
+        if (this.#live() === 0) {
+          this.#opening.abort(signal?.reason);
+          this.#opening = new AbortController();
+        }
+      };
+      const item: Item = {
+        address,
+        owner: options.owner,
+        isolated: options.isolated ?? false,
+        done: false,
+        resolve: (answer) => {
+          if (item.done) return;
+          item.done = true;
+          signal?.removeEventListener('abort', onAbort);
+          resolve(answer);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(item);
+      this.#pump();
+    });
+  }
+
+  /** Withdraws addresses whose answer is no longer needed (the domain turned out catch-all). */
+  withdraw(addresses: ReadonlySet<string>, owner: string): void {
+    for (const item of this.#queue) {
+      if (item.owner === owner && addresses.has(item.address))
+        item.resolve({ kind: 'failure', reason: 'withdrawn', host: this.host });
+    }
+  }
+
+  #live(): number {
+    this.#queue = this.#queue.filter((item) => !item.done);
+    return this.#queue.length;
+  }
+
+  /** Opens sessions while there is work for more than the open ones and the pacing allows. */
+  #pump(): void {
+    for (;;) {
+      const live = this.#live();
+      if (live === 0 || this.#sessions >= this.pacing.allowed) return;
+      if (this.#sessions > 0 && live <= this.#sessions * this.#ctx.batchSize) return;
+      const wait = this.pacing.waitBeforeOpen();
+      if (wait > 0) {
+        if (this.#timer === null) {
+          this.#timer = setTimeout(() => {
+            this.#timer = null;
+            this.#pump();
+          }, wait);
+        }
+        return;
+      }
+      this.#sessions += 1;
+      this.#peakSessions = Math.max(this.#peakSessions, this.#sessions);
+      this.pacing.opened();
+      void this.#runSession();
+    }
+  }
+
+  async #runSession(): Promise<void> {
+    let release: (() => void) | null = null;
+    let session: SmtpSession | null = null;
+    try {
+      const owner = this.#leastQueuedOwner();
+      if (owner === undefined) return;
+      release = await this.#ctx.slots.acquire(owner);
+      if (this.#live() === 0) return;
+      this.#putFirst(owner);
+      const opened = await this.#open();
+      if (typeof opened === 'string') {
+        // A session of this host that is open still works through the queue; with none, give up.
+        if (this.#openSessions === 0) this.#giveUpHost(opened);
+        return;
+      }
+      session = opened;
+      this.#openSessions += 1;
+      let answered = 0;
+      let end: SessionEnd;
+      while ((end = await this.#transaction(session, () => (answered += 1))).drained) {
+        // Between transactions the slot goes back to the ring when another owner waits for one.
+        if (this.#live() === 0 || this.#ctx.slots.othersWaiting(owner)) return;
+        const rset = await session.rset();
+        if (!isPositive(rset)) return;
+      }
+      // Sessions that break before answering anything may follow each other only so often.
+      this.#fruitlessRun = answered > 0 ? 0 : this.#fruitlessRun + 1;
+      if (this.#fruitlessRun > this.#ctx.maxReconnects) {
+        this.#fruitlessRun = 0;
+        for (const item of this.#queue.splice(0))
+          item.resolve({ kind: 'failure', reason: end.reason, host: this.host });
+      }
+    } catch (error) {
+      if (!(error instanceof SmtpConnectionError)) {
+        for (const item of this.#queue.splice(0))
+          item.resolve({
+            kind: 'failure',
+            reason: error instanceof Error ? error.message : String(error),
+            host: this.host,
+          });
+      }
+    } finally {
+      if (session) {
+        this.#openSessions -= 1;
+        await session.quit().catch(() => undefined);
+      }
+      release?.();
+      this.#sessions -= 1;
+      this.#pump();
+    }
+  }
+
+  #giveUpHost(reason: string): void {
+    for (const item of this.#queue.splice(0)) item.resolve({ kind: 'unusable', reason });
+  }
+
+  /** The next transaction's addresses: the catch-all probe alone, or up to batchSize real ones. */
+  /**
+   * The owner with the fewest addresses waiting here: a session is asked for in its name, so a small
+   * job on a host shared with a large one gets the small job's turn in the slot ring.
+   */
+  #leastQueuedOwner(): string | undefined {
+    const counts = new Map<string, number>();
+    for (const item of this.#queue) if (!item.done) counts.set(item.owner, (counts.get(item.owner) ?? 0) + 1);
+    let best: string | undefined;
+    for (const [owner, n] of counts) if (best === undefined || n < (counts.get(best) ?? 0)) best = owner;
+    return best;
+  }
+
+  /** Moves `owner`'s addresses to the front (order kept within each owner): its session serves it first. */
+  #putFirst(owner: string): void {
+    const mine = this.#queue.filter((item) => item.owner === owner);
+    if (mine.length === this.#queue.length) return;
+    this.#queue = [...mine, ...this.#queue.filter((item) => item.owner !== owner)];
+  }
+
+  #take(): Item[] {
+    this.#live();
+    const first = this.#queue[0];
+    if (!first) return [];
+    if (first.isolated) return this.#queue.splice(0, 1);
+    const batch: Item[] = [];
+    const rest: Item[] = [];
+    for (const item of this.#queue) {
+      if (!item.isolated && batch.length < this.#ctx.batchSize) batch.push(item);
+      else rest.push(item);
+    }
+    this.#queue = rest;
+    return batch;
+  }
+
+  /** Puts unanswered addresses back in front, in their order, for the next session. */
+  #requeue(items: Item[]): void {
+    this.#queue.unshift(...items.filter((item) => !item.done));
+  }
+
+  /**
+   * One MAIL FROM and the batch's RCPTs. Returns 'drained' when the session may carry on with
+   * another transaction, 'ended' when it must close (the rest of the batch is queued again).
+   */
+  async #transaction(session: SmtpSession, onAnswer: () => void): Promise<SessionEnd> {
+    const batch = this.#take();
+    if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
+    let settled = 0;
+    const host = this.host;
+    try {
+      // With PIPELINING, MAIL FROM goes out with the first window: one round trip less per transaction.
+      const pipelining = session.pipelining && !this.#withoutPipelining;
+      const mailInWindow = pipelining;
+      if (!mailInWindow) {
+        const mail = await session.mailFrom(this.#ctx.from);
+        if (!isPositive(mail)) return this.#senderRefused(mail, batch, true);
+      }
+      let rejects = 0;
+      let mailSent = !mailInWindow;
+      const window = pipelining ? this.pacing.limits.window : 1;
+      while (settled < batch.length) {
+        const budget = this.pacing.limits.rejectsPerSession - this.#rejectsSoFar(session) - rejects;
+        const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, budget)));
+        let stop: string | null = null;
+        let last = Date.now();
+        try {
+          const mail = await session.rcptWindow(
+            chunk.map((item) => item.address),
+            (k, reply) => {
+              if (stop !== null) return false;
+              const now = Date.now();
+              const delay = now - last;
+              const tarpit = this.pacing.replied(delay, now);
+              last = now;
+              const klass = classifyRcptReply(reply);
+              if (klass === 'too-many-recipients' || klass === 'closing') {
+                if (isThrottle(reply)) this.pacing.throttled();
+                stop = formatReply(reply);
+                return false;
+              }
+              if (klass === 'temporary' && isThrottle(reply)) this.pacing.throttled();
+              if (REJECTED.has(klass)) rejects += 1;
+              chunk[k]?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host });
+              settled += 1;
+              onAnswer();
+              // Waiting out the rest of a tarpit's window would cost what ending the session saves.
+              if (tarpit) stop = `${host} slowed down (${delay} ms for a reply)`;
+              return stop === null;
+            },
+            mailSent ? undefined : this.#ctx.from,
+          );
+          mailSent = true;
+          // The window's RCPTs were never judged: the session ends (their replies are unread).
+          if (mail && !isPositive(mail)) return this.#senderRefused(mail, batch, false);
+        } catch (error) {
+          // A 421 closes the connection: the replies after it never come, which is expected.
+          if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
+        }
+        if (stop !== null) {
+          this.#addRejects(session, rejects);
+          this.#requeue(batch.slice(settled));
+          return { drained: false, reason: stop };
+        }
+        if (this.#rejectsSoFar(session) + rejects >= this.pacing.limits.rejectsPerSession) {
+          this.#addRejects(session, rejects);
+          this.#requeue(batch.slice(settled));
+          return { drained: false, reason: 'rejection budget of the session spent' };
+        }
+      }
+      this.#addRejects(session, rejects);
+      return { drained: true };
+    } catch (error) {
+      if (!(error instanceof SmtpConnectionError)) throw error;
+      // A host that breaks off a pipelined window without a single reply is asked one command at a
+      // time from now on: some servers mishandle PIPELINING they advertise.
+      if (settled === 0 && session.pipelining) this.#withoutPipelining = true;
+      const rest = batch.slice(settled);
+      // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
+      if (error instanceof SmtpTimeoutError && error.stage === 'RCPT' && rest[0]) {
+        rest.shift()?.resolve({ kind: 'failure', reason: error.message, host });
+      } else if (!(error instanceof SmtpTimeoutError)) {
+        this.pacing.throttled();
+      }
+      this.#requeue(rest);
+      return { drained: false, reason: error.message };
+    }
+  }
+
+  /** MAIL FROM refused: it concerns every address of the transaction alike; a 421 or 452 sends them on. */
+  #senderRefused(mail: SmtpReply, batch: Item[], canContinue: boolean): SessionEnd {
+    const klass = classifyRcptReply(mail);
+    if (klass === 'closing' || klass === 'too-many-recipients') {
+      if (isThrottle(mail)) this.pacing.throttled();
+      this.#requeue(batch);
+      return { drained: false, reason: formatReply(mail) };
+    }
+    for (const item of batch)
+      item.resolve({ kind: 'reply', reply: mail, klass, stage: 'MAIL', host: this.host });
+    return canContinue ? { drained: true } : { drained: false, reason: formatReply(mail) };
+  }
+
+  readonly #rejects = new WeakMap<SmtpSession, number>();
+  #rejectsSoFar(session: SmtpSession): number {
+    return this.#rejects.get(session) ?? 0;
+  }
+  #addRejects(session: SmtpSession, n: number): void {
+    this.#rejects.set(session, this.#rejectsSoFar(session) + n);
+  }
+
+  /** A session on one of the host's addresses, or why none could be had. */
+  async #open(): Promise<SmtpSession | string> {
+    this.#lookup ??= this.#ctx.resolveHost(this.host);
+    const lookup = await this.#lookup;
+    if (lookup.kind === 'none') return `${this.host} has no A or AAAA record`;
+    if (lookup.kind === 'dns-error') return lookup.reason;
+    let reason = `${this.host} has no address`;
+    for (const ip of lookup.addresses) {
+      try {
+        return await this.#connect(ip);
+      } catch (error) {
+        if (!(error instanceof SmtpConnectionError)) throw error;
+        if (error instanceof SmtpSessionRefusedError && error.reply.code === 421) this.pacing.throttled();
+        reason = error.message;
+      }
+    }
+    return reason;
+  }
+
+  async #connect(ip: string): Promise<SmtpSession> {
+    const startTls = !this.#withoutTls;
+    const options = {
+      host: this.host,
+      ip,
+      port: this.#ctx.port,
+      helo: this.#ctx.helo,
+      timeoutMs: this.#ctx.timeoutMs,
+      startTls,
+      signal: this.#opening.signal,
+    };
+    try {
+      return await SmtpSession.open(options);
+    } catch (error) {
+      if (!(error instanceof SmtpTlsError) || !startTls) throw error;
+      // A broken TLS stack should not cost the answer: this host is asked in plain text from now on.
+      this.#withoutTls = true;
+      return SmtpSession.open({ ...options, startTls: false });
+    }
+  }
+}

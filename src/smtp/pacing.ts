@@ -1,0 +1,77 @@
+import type { ProviderLimits } from '../domain/mx-provider.ts';
+
+/**
+ * First pause after a throttling sign; it doubles with each further sign that comes before the host
+ * answered GOOD_REPLIES_FOR_FRESH_START replies well, up to MAX_PAUSE_MS.
+ */
+const BASE_PAUSE_MS = 250;
+const GOOD_REPLIES_FOR_FRESH_START = 3;
+const MAX_PAUSE_MS = 60_000;
+/** Good replies in a row that earn one more session back (recovery is deliberately slow). */
+const GOOD_REPLIES_PER_STEP = 50;
+/** A reply this many times slower than the host's usual (and at least TARPIT_MIN_MS) is a tarpit sign. */
+const TARPIT_FACTOR = 4;
+const TARPIT_MIN_MS = 500;
+
+/**
+ * How many sessions one MX host may have right now and when the next may open. Starts at the
+ * provider's limit; each throttling sign (421, a 4.7.x rate or reputation reply, a reset
+ * connection, replies slowing down) halves it and pauses new sessions, each strike longer; good
+ * replies win sessions back one at a time.
+ */
+export class HostPacing {
+  readonly limits: ProviderLimits;
+  #allowed: number;
+  #strikes = 0;
+  #good = 0;
+  #goodSinceStrike = 0;
+  #pausedUntil = 0;
+  #lastOpen = 0;
+  /** Moving average of reply delays (ms), null until the first reply. */
+  #usualDelay: number | null = null;
+
+  constructor(limits: ProviderLimits) {
+    this.limits = limits;
+    this.#allowed = limits.connections;
+  }
+
+  get allowed(): number {
+    return this.#allowed;
+  }
+
+  /** Milliseconds until a new session may open (0: now). */
+  waitBeforeOpen(now = Date.now()): number {
+    return Math.max(0, this.#pausedUntil - now, this.#lastOpen + this.limits.connectIntervalMs - now);
+  }
+
+  opened(now = Date.now()): void {
+    this.#lastOpen = now;
+  }
+
+  throttled(now = Date.now()): void {
+    this.#strikes = this.#goodSinceStrike >= GOOD_REPLIES_FOR_FRESH_START ? 1 : this.#strikes + 1;
+    this.#good = 0;
+    this.#goodSinceStrike = 0;
+    this.#allowed = Math.max(1, Math.floor(this.#allowed / 2));
+    const pause = Math.min(MAX_PAUSE_MS, BASE_PAUSE_MS * 2 ** (this.#strikes - 1));
+    this.#pausedUntil = Math.max(this.#pausedUntil, now + pause);
+  }
+
+  /** A reply took `delayMs`; returns true when that looks like a tarpit (and counts as a strike). */
+  replied(delayMs: number, now = Date.now()): boolean {
+    const usual = this.#usualDelay;
+    if (usual !== null && delayMs > Math.max(TARPIT_MIN_MS, usual * TARPIT_FACTOR)) {
+      this.throttled(now);
+      return true;
+    }
+    this.#usualDelay = usual === null ? delayMs : usual * 0.9 + delayMs * 0.1;
+    this.#good += 1;
+    this.#goodSinceStrike += 1;
+    if (this.#good >= GOOD_REPLIES_PER_STEP) {
+      this.#good = 0;
+      if (this.#allowed < this.limits.connections) this.#allowed += 1;
+      else this.#strikes = Math.max(0, this.#strikes - 1);
+    }
+    return false;
+  }
+}

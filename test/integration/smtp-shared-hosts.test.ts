@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SmtpProberOptions } from '../../src/smtp/prober.ts';
+import { SmtpProber } from '../../src/smtp/prober.ts';
+import type { HostBehaviour, MailHost, MailWorld } from '../support/mail-world/index.ts';
+import { startMailWorld } from '../support/mail-world/index.ts';
+
+const mailboxes = (domain: string, n: number) => Array.from({ length: n }, (_, k) => `user${k}@${domain}`);
+const known = (domain: string, n: number) => mailboxes(domain, n);
+const unknown = (domain: string, n: number) => Array.from({ length: n }, (_, k) => `nobody${k}@${domain}`);
+
+// One hub hosts a.test, b.test, c.test (catch-all there) and f.test (whose first MX is dead); it
+// refuses to relay for r.test, which names it as MX all the same.
+const hub: HostBehaviour = {
+  mailboxes: ['a', 'b', 'c', 'f', 'r'].flatMap((d) => mailboxes(`${d}.test`, 10)),
+  catchAllDomains: ['c.test'],
+  relayDomains: ['a.test', 'b.test', 'c.test', 'f.test'],
+  starttls: false,
+  latencyMs: 5,
+};
+const mx = (host: string, ip: string, behaviour: HostBehaviour, preference = 10) => ({
+  host,
+  preference,
+  ip,
+  behaviour,
+});
+
+let world: MailWorld;
+
+function proberFor(overrides: Partial<SmtpProberOptions> = {}): SmtpProber {
+  return new SmtpProber({
+    helo: 'prober.test',
+    from: 'verify@prober.test',
+    port: world.port,
+    timeoutMs: 2_000,
+    concurrency: 100,
+    perHost: 2,
+    dnsServers: world.dnsServers,
+    greylistDelayMs: 100,
+    ...overrides,
+  });
+}
+
+function host(name: string): MailHost {
+  const found = world.servers[name];
+  if (!found) throw new Error(`no host ${name}`);
+  return found;
+}
+
+const verbsOf = (commands: string[]) => commands.map((line) => line.split(' ', 1)[0]?.toUpperCase());
+
+beforeAll(async () => {
+  const hubMx = mx('mx.hub.test', '127.0.0.101', hub);
+  world = await startMailWorld({
+    domains: {
+      'a.test': { mx: [hubMx] },
+      'b.test': { mx: [hubMx] },
+      'c.test': { mx: [hubMx] },
+      'r.test': { mx: [hubMx] },
+      'f.test': { mx: [mx('mx.dead.test', '127.0.0.102', { refused: true }), { ...hubMx, preference: 20 }] },
+      'nopipe.test': {
+        mx: [
+          mx('mx.nopipe.test', '127.0.0.103', {
+            mailboxes: mailboxes('nopipe.test', 10),
+            pipelining: false,
+            maxRcptPerSession: 3,
+            starttls: false,
+          }),
+        ],
+      },
+      'pipe.test': {
+        mx: [
+          mx('mx.pipe.test', '127.0.0.104', {
+            mailboxes: mailboxes('pipe.test', 10),
+            maxRcptPerSession: 3,
+            starttls: false,
+          }),
+        ],
+      },
+      'close.test': {
+        mx: [
+          mx('mx.close.test', '127.0.0.105', {
+            mailboxes: mailboxes('close.test', 10),
+            closeAfterCommands: 5,
+            starttls: false,
+          }),
+        ],
+      },
+      'postfix.test': {
+        mx: [
+          mx('mx.postfix.test', '127.0.0.106', {
+            mailboxes: mailboxes('postfix.test', 10),
+            tarpit: { afterErrors: 10, delayMs: 1_000, closeAfterErrors: 20 },
+            starttls: false,
+          }),
+        ],
+      },
+      'tarpit.test': {
+        mx: [
+          mx('mx.tarpit.test', '127.0.0.107', {
+            mailboxes: mailboxes('tarpit.test', 10),
+            tarpit: { afterErrors: 3, delayMs: 200, closeAfterErrors: 8 },
+            starttls: false,
+          }),
+        ],
+      },
+      'wide.test': {
+        mx: [mx('mx.wide.test', '127.0.0.108', { catchAll: true, starttls: false, latencyMs: 20 })],
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+describe('domains sharing an MX host', () => {
+  it('share its sessions, with catch-all, relay refusal and MX fallback decided per domain', async () => {
+    const prober = proberFor();
+    const ask = (domain: string) => [...known(domain, 3), ...unknown(domain, 3)];
+    const before = host('mx.hub.test').stats.sessions;
+    const [a, b, c, r, f] = await Promise.all(
+      ['a.test', 'b.test', 'c.test', 'r.test', 'f.test'].map((d) => prober.probeDomain(d, ask(d))),
+    );
+    const results = (o: typeof a) => o?.outcomes.map((x) => x.result);
+    const validThenInvalid = ['Valid', 'Valid', 'Valid', 'Invalid', 'Invalid', 'Invalid'];
+    expect(results(a)).toEqual(validThenInvalid);
+    expect(results(b)).toEqual(validThenInvalid);
+    expect(results(f)).toEqual(validThenInvalid);
+    expect(f?.outcomes[0]?.mxHost).toBe('mx.hub.test');
+    expect([a?.isCatchAll, b?.isCatchAll, f?.isCatchAll]).toEqual([false, false, false]);
+    // Only c.test accepts anything on the hub.
+    expect(c?.isCatchAll).toBe(true);
+    expect(results(c)).toEqual(Array(6).fill('Catch-All'));
+    // The hub's relay refusal says nothing about r.test's mailboxes.
+    expect(r?.isCatchAll).toBeNull();
+    expect(results(r)).toEqual(Array(6).fill('Unknown'));
+    expect(r?.outcomes[0]?.reason).toMatch(/^554 5\.7\.1 .*Relay access denied/);
+
+    const sessions = host('mx.hub.test').stats.log.slice(before);
+    // Fewer sessions than domains (the rejection budget, not the domains, decides how many), never
+    // more than the host's limit at once.
+    expect(sessions.length).toBeLessThan(5);
+    expect(prober.peakSessions('mx.hub.test')).toBeLessThanOrEqual(2);
+    // RCPTs of several domains travel in one transaction (between one MAIL and the next RSET).
+    const transactions = sessions.flatMap((s) => {
+      const groups: string[][] = [];
+      for (const line of s.commands) {
+        const verb = line.split(' ', 1)[0]?.toUpperCase();
+        if (verb === 'MAIL') groups.push([]);
+        if (verb === 'RCPT') groups.at(-1)?.push(line.slice(line.indexOf('@') + 1, line.indexOf('>')));
+      }
+      return groups;
+    });
+    expect(Math.max(...transactions.map((t) => new Set(t).size))).toBeGreaterThan(2);
+    // Each domain's random catch-all address still had a transaction of its own.
+    expect(transactions.filter((t) => t.length === 1).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('PIPELINING', () => {
+  it('sends RCPTs one at a time to a host that does not offer it', async () => {
+    const prober = proberFor();
+    const emails = [...known('nopipe.test', 4), ...unknown('nopipe.test', 4)];
+    const outcome = await prober.probeDomain('nopipe.test', emails);
+    expect(outcome.outcomes.map((o) => o.result)).toEqual([
+      ...Array(4).fill('Valid'),
+      ...Array(4).fill('Invalid'),
+    ]);
+    // Nothing was written after the 452 that ended each session: one command, one reply.
+    for (const session of host('mx.nopipe.test').stats.log)
+      expect(session.rcpts.length).toBeLessThanOrEqual(4);
+  });
+
+  it('writes RCPTs in windows to a host that offers it, and asks again what a 452 left unanswered', async () => {
+    const prober = proberFor();
+    const emails = [...known('pipe.test', 4), ...unknown('pipe.test', 4)];
+    const outcome = await prober.probeDomain('pipe.test', emails);
+    expect(outcome.outcomes.map((o) => o.result)).toEqual([
+      ...Array(4).fill('Valid'),
+      ...Array(4).fill('Invalid'),
+    ]);
+    const log = host('mx.pipe.test').stats.log;
+    // A window went out beyond the server's 3 recipients before its 452 came back.
+    expect(Math.max(...log.map((s) => s.rcpts.length))).toBeGreaterThan(4);
+  });
+
+  it('leaves the addresses after a 421 in the middle of a window to the next session, never guessed', async () => {
+    const prober = proberFor();
+    const emails = [...known('close.test', 6), ...unknown('close.test', 6)];
+    const outcome = await prober.probeDomain('close.test', emails);
+    expect(outcome.outcomes.map((o) => o.result)).toEqual([
+      ...Array(6).fill('Valid'),
+      ...Array(6).fill('Invalid'),
+    ]);
+    expect(outcome.outcomes.every((o) => /^(250|550) /.test(o.reason))).toBe(true);
+    const log = host('mx.close.test').stats.log;
+    expect(log.length).toBeGreaterThan(2);
+    // The window ran past the 421: those RCPTs reached the server, their answers were asked again.
+    const rcptsAfterClose = log.some((s) => {
+      const verbs = verbsOf(s.commands);
+      return verbs.filter((v) => v === 'MAIL' || v === 'RCPT').length > 5;
+    });
+    expect(rcptsAfterClose).toBe(true);
+  });
+});
+
+describe('error tarpits', () => {
+  it('spends at most 8 rejected RCPTs per session, staying below a Postfix soft error limit', async () => {
+    const prober = proberFor();
+    const outcome = await prober.probeDomain('postfix.test', unknown('postfix.test', 28));
+    expect(outcome.outcomes.every((o) => o.result === 'Invalid')).toBe(true);
+    const log = host('mx.postfix.test').stats.log;
+    // 29 rejections (with the catch-all probe), 8 per session.
+    expect(log.length).toBeGreaterThanOrEqual(Math.ceil(29 / 8));
+    for (const session of log) expect(session.rcpts.length).toBeLessThanOrEqual(8);
+  });
+
+  it('ends a session whose replies slow down or that closes with 421, and still classifies every address', async () => {
+    const prober = proberFor({ maxRejectsPerSession: 50 });
+    const outcome = await prober.probeDomain('tarpit.test', unknown('tarpit.test', 20));
+    expect(outcome.outcomes.map((o) => o.result)).toEqual(Array(20).fill('Invalid'));
+    const log = host('mx.tarpit.test').stats.log;
+    expect(log.length).toBeGreaterThan(1);
+    // No session went on to the 421 the host keeps for the 8th error.
+    for (const session of log) expect(session.rcpts.length).toBeLessThan(8 + 25);
+  });
+});
+
+describe('provider limits', () => {
+  it('opens up to the provider’s connections per host, overridable', async () => {
+    const emails = Array.from({ length: 60 }, (_, k) => `x${k}@wide.test`);
+    const byDefault = proberFor({ rcptPerTransaction: 5 });
+    await byDefault.probeDomain('wide.test', emails);
+    expect(byDefault.peakSessions('mx.wide.test')).toBe(2);
+    expect(byDefault.providerLimits('other').connections).toBe(2);
+
+    const overridden = proberFor({ rcptPerTransaction: 5, providerLimits: { other: { connections: 4 } } });
+    await overridden.probeDomain('wide.test', emails);
+    expect(overridden.peakSessions('mx.wide.test')).toBe(4);
+    expect(host('mx.wide.test').stats.maxConcurrentSessions).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('connection slots', () => {
+  it('are shared round-robin between owners: a small job is served while a big one waits', async () => {
+    const prober = proberFor({ concurrency: 1, rcptPerTransaction: 5 });
+    let bigDone = false;
+    const big = Promise.all(
+      ['a.test', 'b.test', 'f.test'].map((d) =>
+        prober.probeDomain(d, [...known(d, 10), ...unknown(d, 10)], { owner: 'big' }),
+      ),
+    ).then(() => {
+      bigDone = true;
+    });
+    const small = await prober.probeDomain('nopipe.test', known('nopipe.test', 1), { owner: 'small' });
+    expect(small.outcomes[0]?.result).toBe('Valid');
+    expect(bigDone).toBe(false);
+    await big;
+  });
+
+  it('serve a small job’s address on a host it shares with a big job before the big job’s queue', async () => {
+    const prober = proberFor({ concurrency: 1, rcptPerTransaction: 5 });
+    let bigDone = false;
+    const big = Promise.all(
+      ['a.test', 'b.test'].map((d) =>
+        prober.probeDomain(d, [...known(d, 10), ...unknown(d, 10)], { owner: 'big' }),
+      ),
+    ).then(() => {
+      bigDone = true;
+    });
+    const small = await prober.probeDomain('b.test', known('b.test', 1), { owner: 'small' });
+    expect(small.outcomes[0]?.result).toBe('Valid');
+    expect(bigDone).toBe(false);
+    await big;
+  });
+});

@@ -1,0 +1,95 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- EXPLAIN output is walked as plain JSON */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initOrm, type Orm } from '../../src/db/orm.ts';
+import { WRITE_RESULTS_TO_LEADS_SQL, writeResultsToLeads } from '../../src/db/repos/verification-work.ts';
+import { adminDatabase, createScratchDatabase } from '../support/scratch.ts';
+
+// A database of its own: the large table and its stale statistics must not slow the other files' tests.
+let orm: Orm;
+let drop: () => Promise<void>;
+const OTHER_LEADS = 200_000;
+const JOB_LEADS = 10_000;
+
+const orgId = randomUUID();
+const otherList = randomUUID();
+const jobList = randomUUID();
+const jobId = randomUUID();
+
+const sql = (query: string, params: unknown[] = []) => orm.em.fork().execute(query, params);
+
+beforeAll(async () => {
+  const admin = await adminDatabase();
+  const db = await createScratchDatabase(admin.url, 'le_write_back');
+  drop = db.drop;
+  orm = await initOrm(db.url, { pool: { max: 2 } });
+  // Statistics taken on empty tables and never refreshed: the planner believes both are tiny.
+  for (const table of ['lead', 'verification_result'])
+    await sql(`alter table ${table} set (autovacuum_enabled = false)`);
+  await sql(`analyze lead`);
+  await sql(`analyze verification_result`);
+
+  await sql(`insert into organization (id, name, created_at) values (?, 'o', now())`, [orgId]);
+  await sql(
+    `insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'other', now(), now()), (?, ?, 'job', now(), now())`,
+    [otherList, orgId, jobList, orgId],
+  );
+  await sql(
+    `insert into verification_job (id, organization_id, list_id, verification_method, verification_stage, total_emails, created_at, updated_at)
+     values (?, ?, ?, 'smtp_only', 'smtp_verifying', ?, now(), now())`,
+    [jobId, orgId, jobList, JOB_LEADS],
+  );
+  const insertLeads = (list: string, n: number, prefix: string) =>
+    sql(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+       select gen_random_uuid(), ?, ?, '${prefix}' || g || '@Example.COM', 'manual', now(), now() from generate_series(1, ?) g`,
+      [orgId, list, n],
+    );
+  await insertLeads(otherList, OTHER_LEADS, 'Other');
+  await insertLeads(jobList, JOB_LEADS, 'User');
+  await sql(
+    `insert into verification_result (id, job_id, email, domain, result, source, checked_at)
+     select gen_random_uuid(), ?, 'user' || g || '@example.com', 'example.com', 'Valid', 'smtp', now() from generate_series(1, ?) g`,
+    [jobId, JOB_LEADS],
+  );
+}, 240_000);
+
+afterAll(async () => {
+  await orm?.close();
+  await drop?.();
+});
+
+function nodes(plan: any): any[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+describe('writing a job’s results onto its leads', () => {
+  it('looks each result up in the (list_id, email_key) index even when the statistics say the tables are empty', async () => {
+    const [row] = await sql(`explain (format json) ${WRITE_RESULTS_TO_LEADS_SQL}`, [jobId, jobList]);
+    const plan = (row as any)['QUERY PLAN'][0].Plan;
+    const onLead = nodes(plan).filter(
+      (n) => n['Relation Name'] === 'lead' && n['Node Type'] !== 'ModifyTable',
+    );
+    expect(onLead.length).toBeGreaterThan(0);
+    for (const node of onLead) {
+      // Never a scan of the table or of a whole list; always the key lookup.
+      expect(node['Node Type']).not.toBe('Seq Scan');
+      expect(node['Index Name']).toBe('lead_list_id_email_key_index');
+      expect(String(node['Index Cond'])).toContain('email_key');
+    }
+  });
+
+  it('updates every lead of the list whose address the job verified, and no other', async () => {
+    await orm.em.fork().transactional((tx) => writeResultsToLeads(tx, jobId, jobList));
+    const [mine] = await sql(
+      `select count(*) filter (where email_status = 'Valid')::int as valid, count(*)::int as n from lead where list_id = ?`,
+      [jobList],
+    );
+    expect(mine).toEqual({ valid: JOB_LEADS, n: JOB_LEADS });
+    const [others] = await sql(
+      `select count(*)::int as n from lead where list_id = ? and email_status is not null`,
+      [otherList],
+    );
+    expect(others).toEqual({ n: 0 });
+  });
+});
