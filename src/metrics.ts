@@ -19,3 +19,17 @@ export const creditsMoved = new Counter({
   labelNames: ['direction'] as const,
   registers: [metricsRegistry],
 });
+
+export const smtpConnections = new Counter({
+  name: 'smtp_connections_total',
+  help: 'SMTP sessions the prober tried to open, by outcome (opened, failed) and mail provider of the host',
+  labelNames: ['outcome', 'mx_provider'] as const,
+  registers: [metricsRegistry],
+});
+
+export const rcptReplies = new Counter({
+  name: 'smtp_rcpt_replies_total',
+  help: 'RCPT replies by what they mean (accepted, mailbox-unknown, temporary, policy, ...) and mail provider of the host',
+  labelNames: ['result', 'mx_provider'] as const,
+  registers: [metricsRegistry],
+});

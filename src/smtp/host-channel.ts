@@ -1,5 +1,6 @@
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
+import { rcptReplies, smtpConnections } from '../metrics.ts';
 import type { HostLookup } from './dns.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
 import type { FairSlots } from './fair-slots.ts';
@@ -293,6 +294,7 @@ export class HostChannel {
               const tarpit = this.pacing.replied(delay, now);
               last = now;
               const klass = classifyRcptReply(reply);
+              rcptReplies.inc({ result: klass, mx_provider: this.provider });
               if (klass === 'too-many-recipients' || klass === 'closing') {
                 if (isThrottle(reply)) this.pacing.throttled();
                 stop = formatReply(reply);
@@ -376,9 +378,12 @@ export class HostChannel {
     let reason = `${this.host} has no address`;
     for (const ip of lookup.addresses) {
       try {
-        return await this.#connect(ip);
+        const session = await this.#connect(ip);
+        smtpConnections.inc({ outcome: 'opened', mx_provider: this.provider });
+        return session;
       } catch (error) {
         if (!(error instanceof SmtpConnectionError)) throw error;
+        smtpConnections.inc({ outcome: 'failed', mx_provider: this.provider });
         if (error instanceof SmtpSessionRefusedError && error.reply.code === 421) this.pacing.throttled();
         reason = error.message;
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { multipartBody } from '../support/raw-http.ts';
+import { type MailWorld, startMailWorld, standardWorld } from '../support/mail-world/index.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
 
@@ -8,10 +9,12 @@ import { type ServiceProcess, startServiceProcess } from '../support/worker-proc
 // Temporal worker's own metrics, in the Prometheus text format.
 let service: ServiceProcess;
 let providers: ProviderServers;
+let world: MailWorld;
 let cookie: string;
 
 beforeAll(async () => {
   providers = await startProviderServers();
+  world = await startMailWorld(standardWorld({ mailboxesPerDomain: 5 }));
   service = await startServiceProcess(
     {
       DATABASE_URL: inject('databaseUrl'),
@@ -21,6 +24,8 @@ beforeAll(async () => {
       SIGNUP_CREDITS: '7',
       SERPER_BASE_URL: providers.urls.SERPER_BASE_URL,
       SERPER_API_KEY: providers.keys.SERPER_API_KEY,
+      DNS_SERVERS: world.dnsServers.join(','),
+      SMTP_PROBE_PORT: String(world.port),
     },
     'all',
   );
@@ -34,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.kill();
   await providers?.close();
+  await world?.stop();
 });
 
 async function metrics(): Promise<string> {
@@ -49,7 +55,7 @@ function value(text: string, name: string, labels: Record<string, string>): numb
 }
 
 describe('GET /metrics', () => {
-  it('counts requests by route and status, jobs by kind and stage, provider calls, credits and the worker', async () => {
+  it('counts requests by route and status, jobs by kind and stage, provider calls, credits, SMTP sessions and RCPT replies, and the worker', async () => {
     for (let i = 0; i < 3; i++) await fetch(`${service.url}/api/lists`, { headers: { cookie } });
     await fetch(`${service.url}/api/lists/${randomUUID()}`, { headers: { cookie } });
     const { body, contentType } = multipartBody('company\nAcme\n', { name: 'metrics' });
@@ -59,6 +65,19 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 200; i++) {
       const job = (await (await fetch(`${service.url}/api/scrape/jobs/${jobId}`, { headers: { cookie } })).json()) as { status: string };
       if (job.status === 'completed') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const json = { cookie, origin: 'http://app.test', 'content-type': 'application/json' };
+    const list = (await (await fetch(`${service.url}/api/lists`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'm' }) })).json()) as { id: string };
+    const leads = ['user0@good.test', 'nobody0@good.test'].map((email) => ({ email }));
+    await fetch(`${service.url}/api/lists/${list.id}/leads`, { method: 'POST', headers: json, body: JSON.stringify({ leads }) });
+    const verification = (await (
+      await fetch(`${service.url}/api/verification/jobs`, { method: 'POST', headers: json, body: JSON.stringify({ listId: list.id, verificationMethod: 'smtp_only' }) })
+    ).json()) as { id: string };
+    for (let i = 0; i < 300; i++) {
+      const job = (await (await fetch(`${service.url}/api/verification/jobs/${verification.id}`, { headers: { cookie } })).json()) as { verificationStage: string };
+      if (job.verificationStage === 'completed') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
@@ -74,6 +93,10 @@ describe('GET /metrics', () => {
     expect(value(text, 'provider_calls_total', { provider: 'serper', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'credits_total', { direction: 'granted' })).toBeGreaterThanOrEqual(7);
     expect(text).toMatch(/^temporal_\w+/m);
+    expect(value(text, 'jobs', { kind: 'verification', stage: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'smtp_connections_total', { outcome: 'opened', mx_provider: 'other' })).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'smtp_rcpt_replies_total', { result: 'accepted', mx_provider: 'other' })).toBeGreaterThanOrEqual(1);
+    expect(value(text, 'smtp_rcpt_replies_total', { result: 'mailbox-unknown', mx_provider: 'other' })).toBeGreaterThanOrEqual(1);
 
     // Log lines written inside an activity carry its workflow and job.
     const finished = service.output().split('\n').find((line) => line.includes('"msg":"scrape job finished"'));
