@@ -20,6 +20,7 @@ import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import type { LeadInput } from '../src/http/schemas/lead.ts';
 import { createApp } from '../src/http/app.ts';
+import { startHotPath } from '../src/hot-path.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import { handleError } from '../src/http/error-handler.ts';
 import { requireApiKey } from '../src/http/middleware/api-key.ts';
@@ -99,7 +100,9 @@ try {
   const { key } = await issueApiKey(em, { organizationId: org.id, userId: null, name: 'bench', scopes: ['lists:read'], expiresAt: null });
 
   const temporal = createTemporalClient(config);
-  const app = createApp({ config, orm, temporal });
+  const hotPath = await startHotPath(config, orm);
+  const deps = { config, orm, temporal, ...hotPath };
+  const app = createApp(deps);
   // The load generator stops with requests in flight; the ORM may only close once they are answered.
   let inFlight = 0;
   const tracked = (fetch: (req: Request) => Response | Promise<Response>) => async (req: Request) => {
@@ -122,7 +125,7 @@ try {
   const bare = await listen(new Hono().get(path, (c) => c.body(body, 200, json)).fetch);
   servers.push(bare.server);
   // The key check and rate-limit upsert alone, in front of the same canned answer: what authentication costs.
-  const authOnlyApp = new Hono<AppEnv>().use('*', requestContext({ config, orm, temporal }));
+  const authOnlyApp = new Hono<AppEnv>().use('*', requestContext(deps));
   authOnlyApp.get(path, requireApiKey(['lists:read']), (c) => c.body(body, 200, json)).onError(handleError);
   const authOnly = await listen(tracked(authOnlyApp.fetch));
   servers.push(authOnly.server);
@@ -152,6 +155,7 @@ try {
   await Promise.all(servers.splice(0).map(close));
   while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await temporal.connection.close();
+  await hotPath.close();
   await orm.close();
 } finally {
   await Promise.all(servers.map(close));

@@ -4,6 +4,7 @@ import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
 import { createApp } from './http/app.ts';
+import { startHotPath } from './hot-path.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { createWorker } from './temporal/worker.ts';
@@ -20,13 +21,15 @@ async function main() {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config);
-    const app = createApp({ config, orm, temporal });
+    const hotPath = await startHotPath(config, orm);
+    const app = createApp({ config, orm, temporal, ...hotPath });
     const server = serve({ fetch: app.fetch, port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),
     );
     stops.push(
       () => new Promise<void>((resolve) => server.close(() => resolve())),
       () => temporal.connection.close(),
+      () => hotPath.close(),
     );
   }
 

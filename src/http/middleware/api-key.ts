@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { type ApiKeyCheck, checkApiKey, recordApiKeyUse } from '../../auth/api-keys.ts';
+import type { ApiKeyCheck } from '../../auth/api-key-cache.ts';
 import type { AppEnv, Scope } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { enforceRateLimit } from './rate-limit.ts';
@@ -17,16 +17,17 @@ const REFUSALS: Record<Extract<ApiKeyCheck, { ok: false }>['reason'], string> = 
 /**
  * Integration routes: an `X-API-Key` holding any one of `scopes`, acting for the key's organization.
  * Cookies are ignored here, so a browser session never reaches these routes (and no CSRF check is needed:
- * nothing is sent along automatically).
+ * nothing is sent along automatically). The key is checked from memory (see auth/api-key-cache.ts).
  */
 export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const check = await checkApiKey(c.var.em, c.req.header(API_KEY_HEADER));
+    const { keys } = c.get('deps');
+    const check = await keys.check(c.req.header(API_KEY_HEADER));
     if (!check.ok) throw new ApiError('unauthorized', REFUSALS[check.reason], { reason: check.reason });
     const { apiKey } = check;
     c.set('principal', { kind: 'api_key', organizationId: apiKey.organizationId, userId: null, apiKeyId: apiKey.id, scopes: apiKey.scopes });
     await enforceRateLimit(c, `key:${apiKey.id}`);
-    await recordApiKeyUse(c.var.em, apiKey);
+    await keys.recordUse(apiKey);
     if (!scopes.some((scope) => apiKey.scopes.includes(scope))) {
       throw new ApiError('forbidden', `This API key lacks the ${scopes.join(' or ')} scope`, {
         requiredScope: scopes[0],
