@@ -45,7 +45,7 @@ export function listen(databaseUrl: string, channel: string, events: ListenerEve
 
   async function connect() {
     retry = null;
-    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, application_name: `listen:${channel}` });
+    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, application_name: `listen:${channel}:${process.pid}` });
     client = next;
     next.on('error', lost);
     next.on('end', () => lost());
