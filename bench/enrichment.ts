@@ -132,7 +132,7 @@ try {
   });
 
   step(`list of ${LEADS.toLocaleString('en')} leads`);
-  const hotPath = await startHotPath(config, orm);
+  const hotPath = startHotPath(config);
   cleanups.unshift(() => hotPath.close());
   const app = createApp({ config, orm, temporal: temporal.env.client, ...hotPath });
   const agent = new Agent(app);

@@ -141,7 +141,7 @@ try {
     await connection.close();
   });
 
-  const hotPath = await startHotPath(config, orm);
+  const hotPath = startHotPath(config);
   cleanups.unshift(() => hotPath.close());
   const app = createApp({ config, orm, temporal: temporal.env.client, ...hotPath });
   const agent = new Agent(app);

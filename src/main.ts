@@ -21,7 +21,7 @@ async function main() {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config);
-    const hotPath = await startHotPath(config, orm);
+    const hotPath = startHotPath(config);
     const app = createApp({ config, orm, temporal, ...hotPath });
     const server = serve({ fetch: app.fetch, port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),

@@ -15,7 +15,7 @@ const config = loadConfig();
 setLogLevel('error');
 const orm = await initOrm(config.DATABASE_URL!, { pool: { max: config.DATABASE_POOL_MAX } });
 const temporal = createTemporalClient(config);
-const hotPath = await startHotPath(config, orm);
+const hotPath = startHotPath(config);
 const app = createApp({ config, orm, temporal, ...hotPath });
 
 let baselineRss = process.memoryUsage.rss();

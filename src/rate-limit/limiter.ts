@@ -70,11 +70,21 @@ export function createRateLimiter(store: TokenStore, options: RateLimiterOptions
   }
 
   async function reserve(bucket: string, local: Local, policy: TokenBucketPolicy): Promise<number> {
-    const { granted, tokens } = await store(bucket, policy, batchSize(policy, options.maxBatch));
+    // Topping up to one batch, never beyond: what a process holds stays within the stated bound.
+    const wanted = batchSize(policy, options.maxBatch) - Math.floor(local.held);
+    if (wanted < 1) return 0;
+    const { granted, tokens } = await store(bucket, policy, wanted);
     local.held += granted;
     local.shared = tokens;
     local.sharedAt = Date.now();
     return granted;
+  }
+
+  function refill(bucket: string, local: Local, policy: TokenBucketPolicy): Promise<number> {
+    local.pending ??= reserve(bucket, local, policy).finally(() => {
+      local.pending = null;
+    });
+    return local.pending;
   }
 
   return {
@@ -87,14 +97,16 @@ export function createRateLimiter(store: TokenStore, options: RateLimiterOptions
       for (;;) {
         if (local.held >= 1) {
           local.held -= 1;
+          // Half a batch left: top up in the background, so a busy key's requests never queue behind the
+          // round trip (single-token budgets stay exact). A failed top-up is only a missed head start.
+          const batch = batchSize(policy, options.maxBatch);
+          if (batch > 1 && local.held < batch / 2 && !local.pending && local.shared >= 1) {
+            refill(bucket, local, policy).catch(() => {});
+          }
           return decide(local, policy, true);
         }
         // Concurrent requests of one bucket share one reservation; if it came back empty, all are refused.
-        const current = local;
-        local.pending ??= reserve(bucket, local, policy).finally(() => {
-          current.pending = null;
-        });
-        if ((await local.pending) === 0 && local.held < 1) return decide(local, policy, false);
+        if ((await refill(bucket, local, policy)) === 0 && local.held < 1) return decide(local, policy, false);
       }
     },
   };

@@ -124,7 +124,8 @@ describe('key lookups and lastUsedAt', () => {
     queries = [];
     counting = await initOrm(h.config.DATABASE_URL!, { pool: { max: 2 }, debug: ['query', 'query-params'], logger: (message) => queries.push(message) });
     await counting.em.fork().execute('select 1'); // connects (and checks the database) before anything is counted
-    hotPath = await startHotPath(h.config, counting);
+    hotPath = startHotPath(h.config);
+    await hotPath.ready; // keys are kept in memory only while changes are being pushed
     // The hot path talks to the pool directly: record its statements (text and parameters) on the way through.
     const query = hotPath.pool.query.bind(hotPath.pool) as (...args: unknown[]) => unknown;
     (hotPath.pool as { query: unknown }).query = (config: { text: string; values?: unknown[] }, ...rest: unknown[]) => {

@@ -43,11 +43,12 @@ export async function startHarness(
     APP_ORIGINS: 'http://app.test',
     // Tests fire many requests per session; those that exercise the rate limit pass their own budget.
     RATE_LIMIT_BURST: '1000000',
+    DATABASE_POOL_MAX: '5',
     ...options.env,
   });
   const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } });
   const temporal = createTemporalClient(config);
-  const hotPath = await startHotPath(config, orm);
+  const hotPath = startHotPath(config);
   const app = createApp({ config, orm, temporal, ...hotPath });
 
   let worker: Worker | null = null;
