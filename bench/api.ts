@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- api`: HTTP throughput and latency of `GET /api/external/lists` with a valid API key
- * (key lookup, rate-limit upsert, a page of 20 lists with lead counts) on a real @hono/node-server on
- * loopback, next to a bare Hono handler answering the same bytes, measured in the same run. The ratio
- * is the number that matters: absolute figures depend on the machine.
+ * `npm run bench -- api`: HTTP throughput and latency of the integrations' hot path on a real
+ * @hono/node-server on loopback, layer by layer, next to a bare Hono handler answering the same bytes and
+ * next to the page queries alone (the same SQL, 10 clients straight on PostgreSQL), all in the same run.
+ * The ratios are the numbers that matter: absolute figures depend on the machine.
  *
  * Scratch database from TEST_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test);
  * no Temporal (the client is lazy and never used on this path). Size: BENCH_API_SECONDS per target
@@ -12,14 +12,17 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
+import pg from 'pg';
 import { issueApiKey } from '../src/auth/api-keys.ts';
 import { loadConfig } from '../src/config.ts';
 import { Organization } from '../src/db/entities/index.ts';
 import { initOrm } from '../src/db/orm.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
+import { pageLeadRows, pageListRows } from '../src/db/repos/pages.ts';
 import type { LeadInput } from '../src/http/schemas/lead.ts';
 import { createApp } from '../src/http/app.ts';
+import { startHotPath } from '../src/hot-path.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import { handleError } from '../src/http/error-handler.ts';
 import { requireApiKey } from '../src/http/middleware/api-key.ts';
@@ -76,6 +79,25 @@ async function measure(name: string, url: string, headers: Record<string, string
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
+/** `run` by CONNECTIONS clients back to back for SECONDS, each on its own connection: the database's own limit. */
+async function measureQuery(name: string, pool: pg.Pool, run: () => Promise<unknown>) {
+  const loop = async (until: number) => {
+    let n = 0;
+    while (performance.now() < until) {
+      await run();
+      n++;
+    }
+    return n;
+  };
+  const all = (seconds: number) => {
+    const until = performance.now() + seconds * 1000;
+    return Promise.all(Array.from({ length: CONNECTIONS }, () => loop(until)));
+  };
+  await all(Math.min(2, SECONDS)); // warm-up: every connection has prepared the statement
+  const counts = await all(SECONDS);
+  return { name, rps: counts.reduce((a, b) => a + b, 0) / SECONDS, p50: NaN, p99: NaN };
+}
+
 const db = await createScratchDatabase(ADMIN_URL, 'bench_api');
 const servers: ServerType[] = [];
 try {
@@ -93,13 +115,18 @@ try {
   await em.flush();
   for (let i = 0; i < LISTS; i++) {
     const list = await createList(em, org.id, { name: `List ${i}`, description: 'bench' });
-    const leads = Array.from({ length: LEADS_PER_LIST }, (_, j) => ({ email: `lead${i}-${j}@bench.test` }) as LeadInput);
+    const phone = (j: number) => `+1415555${String(i * LEADS_PER_LIST + j).padStart(4, '0')}`;
+    const leads = Array.from({ length: LEADS_PER_LIST }, (_, j) => ({ email: `lead${i}-${j}@bench.test`, phone: phone(j) }) as LeadInput);
     await insertLeads(em, org.id, list.id, leads, 'api');
   }
-  const { key } = await issueApiKey(em, { organizationId: org.id, userId: null, name: 'bench', scopes: ['lists:read'], expiresAt: null });
+  // Fresh tables have no statistics yet: plan the page queries as a live database would.
+  await em.execute('analyze lead_list, lead');
+  const { key } = await issueApiKey(em, { organizationId: org.id, userId: null, name: 'bench', scopes: ['lists:read', 'leads:read'], expiresAt: null });
 
   const temporal = createTemporalClient(config);
-  const app = createApp({ config, orm, temporal });
+  const hotPath = startHotPath(config);
+  const deps = { config, orm, temporal, ...hotPath };
+  const app = createApp(deps);
   // The load generator stops with requests in flight; the ORM may only close once they are answered.
   let inFlight = 0;
   const tracked = (fetch: (req: Request) => Response | Promise<Response>) => async (req: Request) => {
@@ -122,36 +149,51 @@ try {
   const bare = await listen(new Hono().get(path, (c) => c.body(body, 200, json)).fetch);
   servers.push(bare.server);
   // The key check and rate-limit upsert alone, in front of the same canned answer: what authentication costs.
-  const authOnlyApp = new Hono<AppEnv>().use('*', requestContext({ config, orm, temporal }));
+  const contextOnlyApp = new Hono<AppEnv>().use('*', requestContext(deps));
+  contextOnlyApp.get(path, (c) => c.body(body, 200, json));
+  const contextOnly = await listen(tracked(contextOnlyApp.fetch));
+  servers.push(contextOnly.server);
+  const authOnlyApp = new Hono<AppEnv>().use('*', requestContext(deps));
   authOnlyApp.get(path, requireApiKey(['lists:read']), (c) => c.body(body, 200, json)).onError(handleError);
   const authOnly = await listen(tracked(authOnlyApp.fetch));
   servers.push(authOnly.server);
 
   console.log(`GET ${path}: ${CONNECTIONS} connections, ${SECONDS} s per target, ${LISTS} lists (page of 20 with lead counts), ${body.length} bytes`);
+  const phonePath = `/api/external/leads?phone=${encodeURIComponent('+14155550421')}`;
+  const direct = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
+  const keyed = { 'X-API-Key': key };
   const rows = [
     await measure('bare Hono handler', `${bare.url}${path}`, {}, 200),
+    await measure('request context only, canned body', `${contextOnly.url}${path}`, {}, 200),
     await measure('app, malformed key (401, no DB)', `${full.url}${path}`, { 'X-API-Key': 'lek_malformed' }, 401),
-    await measure('key check + rate limit, canned body', `${authOnly.url}${path}`, { 'X-API-Key': key }, 200),
-    await measure('app, valid key (200)', `${full.url}${path}`, { 'X-API-Key': key }, 200),
+    await measure('key check + rate limit, canned body', `${authOnly.url}${path}`, keyed, 200),
+    await measureQuery('raw list page query, 10 clients', direct, () => pageListRows(direct, org.id, 0, 20)),
+    await measure('app, GET /api/external/lists', `${full.url}${path}`, keyed, 200),
+    await measureQuery('raw lead phone query, 10 clients', direct, () => pageLeadRows(direct, org.id, { phone: '+14155550421' }, 0, 20)),
+    await measure('app, GET /api/external/leads?phone=', `${full.url}${phonePath}`, keyed, 200),
   ];
+  await direct.end();
   const [baseline] = rows;
+  const byName = (name: string) => rows.find((r) => r.name === name)!;
+  const against: Record<string, string> = {
+    'app, GET /api/external/lists': 'raw list page query, 10 clients',
+    'app, GET /api/external/leads?phone=': 'raw lead phone query, 10 clients',
+  };
   console.table(
     rows.map((r) => ({
       target: r.name,
       'req/s': Math.round(r.rps),
       'p50 ms': r.p50,
       'p99 ms': r.p99,
-      'throughput vs bare': `${((r.rps / baseline!.rps) * 100).toFixed(1)} %`,
+      'vs bare': `${((r.rps / baseline!.rps) * 100).toFixed(1)} %`,
+      'vs raw query': against[r.name] ? `${((r.rps / byName(against[r.name]!).rps) * 100).toFixed(1)} %` : '',
     })),
-  );
-  const keyed = rows[3]!;
-  console.log(
-    `ratio bare/app with key: ${(baseline!.rps / keyed.rps).toFixed(1)}× the throughput; p50 ${keyed.p50} ms vs ${baseline!.p50} ms, p99 ${keyed.p99} ms vs ${baseline!.p99} ms`,
   );
 
   await Promise.all(servers.splice(0).map(close));
   while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await temporal.connection.close();
+  await hotPath.close();
   await orm.close();
 } finally {
   await Promise.all(servers.map(close));

@@ -20,6 +20,7 @@ import { applyCredits } from '../src/db/repos/credits.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { createApp } from '../src/http/app.ts';
+import { startHotPath } from '../src/hot-path.ts';
 import type { LeadInput } from '../src/http/schemas/lead.ts';
 import { createEnrichmentProviders } from '../src/providers/enrichment/index.ts';
 import { createWorker } from '../src/temporal/worker.ts';
@@ -131,7 +132,9 @@ try {
   });
 
   step(`list of ${LEADS.toLocaleString('en')} leads`);
-  const app = createApp({ config, orm, temporal: temporal.env.client });
+  const hotPath = startHotPath(config);
+  cleanups.unshift(() => hotPath.close());
+  const app = createApp({ config, orm, temporal: temporal.env.client, ...hotPath });
   const agent = new Agent(app);
   agent.origin = ORIGIN;
   const signup = await agent.post('/api/auth/signup', { email: `bench-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Bench' });

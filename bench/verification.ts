@@ -26,6 +26,7 @@ import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
 import { createApp } from '../src/http/app.ts';
+import { startHotPath } from '../src/hot-path.ts';
 import { setLogLevel } from '../src/log.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';
@@ -141,7 +142,9 @@ try {
     await connection.close();
   });
 
-  const app = createApp({ config, orm, temporal: temporal.env.client });
+  const hotPath = startHotPath(config);
+  cleanups.unshift(() => hotPath.close());
+  const app = createApp({ config, orm, temporal: temporal.env.client, ...hotPath });
   async function signup(name: string): Promise<Agent> {
     const agent = new Agent(app);
     agent.origin = ORIGIN;

@@ -58,6 +58,11 @@ const schema = z
     // Token bucket per API key and per session, shared by every API process through PostgreSQL.
     RATE_LIMIT_PER_MINUTE: int(600, 1),
     RATE_LIMIT_BURST: int(120, 1),
+    // Largest batch of tokens a process reserves from a shared bucket at once: the overshoot bound per process.
+    RATE_LIMIT_BATCH: int(20, 1),
+    // Key lookups kept in memory; changes are pushed by LISTEN/NOTIFY, the TTL is only a safety net.
+    API_KEY_CACHE_TTL: duration('30s'),
+    API_KEY_NEGATIVE_CACHE_TTL: duration('2s'),
     BODY_LIMIT_BYTES: int(1_048_576, 1024),
     // Per client address (an IPv6 address counts by its /64): account creation, and sign-in attempts of any outcome.
     SIGNUP_PER_HOUR: int(5, 1),

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/server.ts';
+import { startHotPath } from './hot-path.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { startTracing } from './temporal/tracing.ts';
@@ -23,14 +24,16 @@ async function main() {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config, plugins);
+    const hotPath = startHotPath(config);
     const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
-    const app = createApp({ config, orm, temporal, workerMetricsUrl });
+    const app = createApp({ config, orm, temporal, workerMetricsUrl, ...hotPath });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),
     );
     stops.push(
       () => new Promise<void>((resolve) => server.close(() => resolve())),
       () => temporal.connection.close(),
+      () => hotPath.close(),
     );
   }
 

@@ -7,6 +7,7 @@ import { serve } from '@hono/node-server';
 import { loadConfig } from '../../src/config.ts';
 import { initOrm } from '../../src/db/orm.ts';
 import { createApp } from '../../src/http/app.ts';
+import { startHotPath } from '../../src/hot-path.ts';
 import { setLogLevel } from '../../src/log.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
 
@@ -14,7 +15,8 @@ const config = loadConfig();
 setLogLevel('error');
 const orm = await initOrm(config.DATABASE_URL!, { pool: { max: config.DATABASE_POOL_MAX } });
 const temporal = createTemporalClient(config);
-const app = createApp({ config, orm, temporal });
+const hotPath = startHotPath(config);
+const app = createApp({ config, orm, temporal, ...hotPath });
 
 let baselineRss = process.memoryUsage.rss();
 let peakRss = baselineRss;
@@ -34,6 +36,6 @@ process.on('message', (message: string) => {
     process.send!({ baselineRss, peakRss: Math.max(peakRss, process.memoryUsage.rss()) });
   } else if (message === 'stop') {
     server.close();
-    void Promise.all([temporal.connection.close(), orm.close()]).then(() => process.exit(0));
+    void Promise.all([temporal.connection.close(), hotPath.close()]).then(() => orm.close()).then(() => process.exit(0));
   }
 });

@@ -22,7 +22,8 @@ import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { verificationRoutes } from './routes/verification.ts';
 
-const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
+const isMultipart = (type: string | undefined) =>
+  type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
@@ -34,25 +35,40 @@ export function createApp(deps: AppDeps) {
   if (metrics) app.use('*', metrics.middleware);
   app.use('*', requestContext(deps));
   app.use('*', (c, next) => withLogContext({ requestId: c.get('requestId') }, next));
-  app.use(
-    '/api/*',
-    cors({
-      origin: (origin) => (config.APP_ORIGINS.includes(origin) ? origin : null),
-      credentials: true,
-      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key'],
-      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition'],
-      maxAge: 600,
-    }),
-  );
-  // Uploads stream and enforce their own, larger limit; every other body is small JSON.
+  const corsHeaders = cors({
+    origin: (origin) => (config.APP_ORIGINS.includes(origin) ? origin : null),
+    credentials: true,
+    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key'],
+    exposeHeaders: [
+      'X-Request-Id',
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Content-Disposition',
+    ],
+    maxAge: 600,
+  });
+  // Only browsers send Origin, and only their requests need CORS headers; for servers (integrations) the
+  // middleware's early write of response headers made Hono rebuild every answer as a full fetch Response.
+  app.use('/api/*', (c, next) => {
+    if (c.req.header('origin') !== undefined) return corsHeaders(c, next);
+    c.header('Vary', 'Origin');
+    return next();
+  });
+  // Uploads stream and enforce their own, larger limit; every other body is small JSON. GET and HEAD carry
+  // none, and asking for their body would make the server build a full fetch Request for nothing.
   const jsonLimit = bodyLimit({
     maxSize: config.BODY_LIMIT_BYTES,
     onError: () => {
       throw new ApiError('payload_too_large', `Request body is over ${config.BODY_LIMIT_BYTES} bytes`);
     },
   });
-  app.use('/api/*', (c, next) => (isMultipart(c.req.header('content-type')) ? next() : jsonLimit(c, next)));
+  const bodyless = (method: string) => method === 'GET' || method === 'HEAD';
+  app.use('/api/*', (c, next) =>
+    bodyless(c.req.method) || isMultipart(c.req.header('content-type')) ? next() : jsonLimit(c, next),
+  );
 
   app.route('/', healthRoutes);
   if (metrics) app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
@@ -74,14 +90,24 @@ export function createApp(deps: AppDeps) {
     name: 'sid',
     description: 'Session cookie set by /api/auth/login or /api/auth/signup',
   });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+  });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'Lead Enrichment API', version: '1.0.0', description: 'Lists, verification, scrape and enrichment.' },
+    info: {
+      title: 'Lead Enrichment API',
+      version: '1.0.0',
+      description: 'Lists, verification, scrape and enrichment.',
+    },
   });
   app.route('/', docsRoutes);
 
-  app.notFound((c) => c.json(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404));
+  app.notFound((c) =>
+    c.json(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404),
+  );
   app.onError(handleError);
   return app;
 }

@@ -2,8 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
+import type { Scope } from '../domain/scopes.ts';
+import type { HotPath } from '../hot-path.ts';
 
-export type Scope = 'lists:read' | 'lists:write' | 'leads:read' | 'leads:write';
+export type { Scope } from '../domain/scopes.ts';
 
 export interface Principal {
   kind: 'session' | 'api_key';
@@ -14,7 +16,7 @@ export interface Principal {
 }
 
 /** What the HTTP layer needs from the outside world; tests pass the same shape. */
-export interface AppDeps {
+export interface AppDeps extends HotPath {
   config: Config;
   orm: Orm;
   temporal: Client;

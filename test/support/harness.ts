@@ -6,6 +6,7 @@ import { type ActivityDeps, createActivityDeps } from '../../activities/deps.ts'
 import { type Config, loadConfig } from '../../src/config.ts';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { createApp } from '../../src/http/app.ts';
+import { type HotPath, startHotPath } from '../../src/hot-path.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
 import { createWorker } from '../../src/temporal/worker.ts';
 import { Agent } from './agent.ts';
@@ -15,6 +16,8 @@ export interface Harness {
   orm: Orm;
   temporal: Client;
   app: ReturnType<typeof createApp>;
+  /** The pg pool the hot path queries through. */
+  pool: HotPath['pool'];
   worker: Worker | null;
   /** Raw SQL for assertions on what was stored. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are asserted field by field
@@ -42,11 +45,13 @@ export async function startHarness(
     RATE_LIMIT_BURST: '1000000',
     SIGNUP_PER_HOUR: '1000000',
     LOGIN_PER_MINUTE: '1000000',
+    DATABASE_POOL_MAX: '5',
     ...options.env,
   });
   const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } });
   const temporal = createTemporalClient(config);
-  const app = createApp({ config, orm, temporal });
+  const hotPath = startHotPath(config);
+  const app = createApp({ config, orm, temporal, ...hotPath });
 
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;
@@ -67,6 +72,7 @@ export async function startHarness(
     orm,
     temporal,
     app,
+    pool: hotPath.pool,
     worker,
     sql: (query, params = []) => orm.em.fork().getConnection().execute(query, params),
     async signup(overrides = {}) {
@@ -94,6 +100,7 @@ export async function startHarness(
         await closeWorkerConnection();
       }
       await temporal.connection.close();
+      await hotPath.close();
       await orm.close();
     },
   };

@@ -1,5 +1,5 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import type { EmailResult, LeadSource } from '../../domain/lead.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LeadSource } from '../../domain/lead.ts';
 import { notFound } from '../../http/errors.ts';
 import type { LeadInput } from '../../http/schemas/lead.ts';
 import { newId } from '../entities/common.ts';
@@ -55,21 +55,4 @@ export async function updateLead(em: EntityManager, lead: ILead, input: Partial<
 
 export async function deleteLead(em: EntityManager, lead: ILead) {
   await em.nativeDelete(Lead, { id: lead.id });
-}
-
-export interface LeadFilter {
-  listId?: string;
-  emailStatus?: EmailResult;
-  email?: string;
-  phone?: string;
-}
-
-export async function pageLeads(em: EntityManager, organizationId: string, filter: LeadFilter, offset: number, limit: number) {
-  const where: FilterQuery<ILead> = { organization: organizationId };
-  if (filter.listId) where.list = filter.listId;
-  if (filter.emailStatus) where.emailStatus = filter.emailStatus;
-  if (filter.email) where.email = filter.email;
-  if (filter.phone) where.phone = filter.phone;
-  const [rows, total] = await em.findAndCount(Lead, where, { orderBy: { id: 'asc' }, offset, limit });
-  return { rows, total };
 }

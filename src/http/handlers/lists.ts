@@ -3,12 +3,14 @@
  * (`/api/external/lists`): each route file declares its own contract and auth, then calls one of these.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { IList } from '../../db/entities/list.ts';
-import { findLeadsByIds, insertLeads, type LeadFilter, pageLeads } from '../../db/repos/leads.ts';
-import { createList, deleteList, getList, leadCounts, pageListsWithCounts, updateList } from '../../db/repos/lists.ts';
+import { findLeadsByIds, insertLeads } from '../../db/repos/leads.ts';
+import { createList, deleteList, getList, leadCounts, updateList } from '../../db/repos/lists.ts';
+import { type LeadFilter, pageLeadRows, pageListRows } from '../../db/repos/pages.ts';
 import type { LeadSource } from '../../domain/lead.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
-import { type LeadInput, toLeadDto } from '../schemas/lead.ts';
+import { type LeadDto, type LeadInput, toLeadDto } from '../schemas/lead.ts';
 import { toListDto } from '../schemas/list.ts';
 
 async function withLeadCount(em: EntityManager, list: IList) {
@@ -20,9 +22,9 @@ export async function createListDto(em: EntityManager, organizationId: string, i
   return toListDto(await createList(em, organizationId, input), 0);
 }
 
-export async function pageListDtos(em: EntityManager, organizationId: string, page: PageQuery) {
-  const { rows, total } = await pageListsWithCounts(em, organizationId, offsetOf(page), page.limit);
-  return paginated(rows.map((l) => toListDto(l, l.leadCount)), total, page);
+export async function pageListDtos(pool: Pool, organizationId: string, page: PageQuery) {
+  const { rows, total } = await pageListRows(pool, organizationId, offsetOf(page), page.limit);
+  return paginated(rows, total, page);
 }
 
 export async function getListDto(em: EntityManager, organizationId: string, listId: string) {
@@ -44,13 +46,15 @@ export async function deleteListOf(em: EntityManager, organizationId: string, li
 
 export async function pageListLeadDtos(
   em: EntityManager,
+  pool: Pool,
   organizationId: string,
   listId: string,
   query: PageQuery & Pick<LeadFilter, 'emailStatus'>,
 ) {
   const list = await getList(em, organizationId, listId);
-  const { rows, total } = await pageLeads(em, organizationId, { listId: list.id, emailStatus: query.emailStatus }, offsetOf(query), query.limit);
-  return paginated(rows.map(toLeadDto), total, query);
+  const filter = { listId: list.id, emailStatus: query.emailStatus };
+  const { rows, total } = await pageLeadRows<LeadDto>(pool, organizationId, filter, offsetOf(query), query.limit);
+  return paginated(rows, total, query);
 }
 
 export async function addLeadsToList(em: EntityManager, organizationId: string, listId: string, inputs: LeadInput[], source: LeadSource) {

@@ -1,25 +1,28 @@
 import type { Context } from 'hono';
-import { takeToken } from '../../db/repos/rate-limits.ts';
+import type { RateLimitDecision } from '../../rate-limit/limiter.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 
+/** The IETF draft's headers: `RateLimit-Limit` the burst, `-Remaining` whole tokens left, `-Reset` seconds until full. */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  };
+}
+
 /**
- * Spends one token of the caller's bucket (`session:<id>` or `key:<id>`) and reports the budget in the
- * IETF draft's headers: `RateLimit-Limit` is the burst, `RateLimit-Remaining` the whole tokens left and
- * `RateLimit-Reset` the seconds until the bucket is full again. Out of tokens: 429 with `Retry-After`,
- * the seconds until the next token.
+ * Spends one token of the caller's bucket (`session:<id>` or `key:<id>`) under the configured budget and
+ * reports it in the headers. Out of tokens: 429 with `Retry-After`, the seconds until the next token.
  */
 export async function enforceRateLimit(c: Context<AppEnv>, bucket: string): Promise<void> {
-  const { RATE_LIMIT_PER_MINUTE: perMinute, RATE_LIMIT_BURST: burst } = c.var.deps.config;
-  const { granted, tokens } = await takeToken(c.var.em, bucket, { perMinute, burst });
-  const perSecond = perMinute / 60;
-  const headers = {
-    'RateLimit-Limit': String(burst),
-    'RateLimit-Remaining': String(Math.max(0, Math.floor(tokens))),
-    'RateLimit-Reset': String(Math.max(0, Math.ceil((burst - tokens) / perSecond))),
-  };
-  if (!granted) {
-    const retryAfter = Math.max(1, Math.ceil((1 - tokens) / perSecond));
+  const { config, limiter } = c.get('deps');
+  const { RATE_LIMIT_PER_MINUTE: perMinute, RATE_LIMIT_BURST: burst } = config;
+  const decision = await limiter.take(bucket, { perMinute, burst });
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    const retryAfter = decision.retryAfterSeconds;
     throw new ApiError(
       'rate_limited',
       `Rate limit of ${perMinute} requests per minute (bursts of ${burst}) reached; retry in ${retryAfter} s`,
@@ -27,5 +30,5 @@ export async function enforceRateLimit(c: Context<AppEnv>, bucket: string): Prom
       { ...headers, 'Retry-After': String(retryAfter) },
     );
   }
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  for (const name in headers) c.header(name, headers[name]);
 }

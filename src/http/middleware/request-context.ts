@@ -1,14 +1,17 @@
 import type { MiddlewareHandler } from 'hono';
-import { v7 as uuidv7 } from 'uuid';
+import { randomUUID } from 'node:crypto';
 import type { AppDeps, AppEnv } from '../env.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Request id (the caller's when well-formed), the dependencies, and a forked EntityManager per request. */
+/**
+ * Request id (the caller's when well-formed, else a random UUID: Node's buffered generator, where a UUIDv7
+ * drew fresh random bytes per request), the dependencies, and a forked EntityManager per request.
+ */
 export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = c.req.header('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : uuidv7();
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     c.set('requestId', requestId);
     c.set('deps', deps);
     c.set('em', deps.orm.em.fork());

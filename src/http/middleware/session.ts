@@ -1,13 +1,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { findSession, SESSION_COOKIE } from '../../auth/sessions.ts';
+import { ALL_SCOPES } from '../../domain/scopes.ts';
 import { addLogContext } from '../../log.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { assertSameOrigin } from './csrf.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 
-export const ALL_SCOPES = ['lists:read', 'lists:write', 'leads:read', 'leads:write'] as const;
+export { ALL_SCOPES } from '../../domain/scopes.ts';
 
 /** Dashboard routes: a live session cookie; unsafe methods must also pass the CSRF origin check; rate-limited per session. */
 export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {

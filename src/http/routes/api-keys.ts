@@ -51,7 +51,7 @@ export const apiKeyRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      await revokeApiKey(c.var.em, organizationId(c), c.req.valid('param').id);
+      c.var.deps.keys.forget(await revokeApiKey(c.var.em, organizationId(c), c.req.valid('param').id));
       return c.body(null, 204);
     },
   );

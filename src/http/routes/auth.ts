@@ -6,7 +6,6 @@ import { recordFailure, throttledForSeconds } from '../../auth/login-throttle.ts
 import { createSession, deleteSession, SESSION_COOKIE } from '../../auth/sessions.ts';
 import { Organization, User } from '../../db/entities/index.ts';
 import { applyCredits } from '../../db/repos/credits.ts';
-import { takeToken } from '../../db/repos/rate-limits.ts';
 import { clientAddress } from '../client-address.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
@@ -51,11 +50,14 @@ async function startSession(c: Context<AppEnv>, userId: string) {
  * (SIGNUP_CREDITS), sign-ins are CPU, so one address gets only a few of each whatever their outcome.
  */
 async function limitPerAddress(c: Context<AppEnv>, action: 'signup' | 'login', address: string) {
-  const { SIGNUP_PER_HOUR, LOGIN_PER_MINUTE } = c.var.deps.config;
-  const policy = action === 'signup' ? { perMinute: SIGNUP_PER_HOUR / 60, burst: SIGNUP_PER_HOUR } : { perMinute: LOGIN_PER_MINUTE, burst: LOGIN_PER_MINUTE };
-  const { granted, tokens } = await takeToken(c.var.em, `${action}-address:${address}`, policy);
-  if (granted) return;
-  const wait = Math.max(1, Math.ceil(((1 - tokens) * 60) / policy.perMinute));
+  const { config, limiter } = c.var.deps;
+  const policy =
+    action === 'signup'
+      ? { perMinute: config.SIGNUP_PER_HOUR / 60, burst: config.SIGNUP_PER_HOUR }
+      : { perMinute: config.LOGIN_PER_MINUTE, burst: config.LOGIN_PER_MINUTE };
+  const decision = await limiter.take(`${action}-address:${address}`, policy);
+  if (decision.allowed) return;
+  const wait = decision.retryAfterSeconds;
   const what = action === 'signup' ? 'sign-ups' : 'sign-in attempts';
   throw new ApiError('rate_limited', `Too many ${what} from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) });
 }

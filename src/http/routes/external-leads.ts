@@ -1,14 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import { pageLeads } from '../../db/repos/leads.ts';
 import { getList } from '../../db/repos/lists.ts';
+import { pageLeadRows } from '../../db/repos/pages.ts';
 import { normalizeEmail } from '../../domain/email.ts';
 import { phoneForLookup } from '../../domain/phone-lookup.ts';
 import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
-import { LeadFilterSchema, LeadSchema, LeadUpdateSchema, toLeadDto } from '../schemas/lead.ts';
+import { type LeadDto, LeadFilterSchema, LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const LeadParams = uuidParam('leadId');
@@ -49,18 +49,17 @@ export const externalLeadRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const { em } = c.var;
       const query = c.req.valid('query');
       // A list of another organization is as absent as a missing one, never an empty page.
-      if (query.listId) await getList(em, organizationId(c), query.listId);
+      if (query.listId) await getList(c.var.em, organizationId(c), query.listId);
       const filter = {
         listId: query.listId,
         emailStatus: query.emailStatus,
         email: query.email === undefined ? undefined : normalizeEmail(query.email),
         phone: query.phone === undefined ? undefined : phoneForLookup(query.phone, query.country as CountryCode | undefined),
       };
-      const { rows, total } = await pageLeads(em, organizationId(c), filter, offsetOf(query), query.limit);
-      return c.json(paginated(rows.map(toLeadDto), total, query), 200);
+      const { rows, total } = await pageLeadRows<LeadDto>(c.get('deps').pool, organizationId(c), filter, offsetOf(query), query.limit);
+      return c.json(paginated(rows, total, query), 200);
     },
   )
   .openapi(

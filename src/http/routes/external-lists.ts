@@ -21,7 +21,7 @@ export const externalListRoutes = createRouter()
       responses: { 200: { description: 'A page of lists', ...json(pageOf(ListSchema)) } },
       errors: ['validation_error'],
     }),
-    async (c) => c.json(await pageListDtos(c.var.em, organizationId(c), c.req.valid('query')), 200),
+    async (c) => c.json(await pageListDtos(c.get('deps').pool, organizationId(c), c.req.valid('query')), 200),
   )
   .openapi(
     apiKeyRoute('lists:read', {
@@ -45,7 +45,7 @@ export const externalListRoutes = createRouter()
       responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => c.json(await pageListLeadDtos(c.var.em, organizationId(c), c.req.valid('param').listId, c.req.valid('query')), 200),
+    async (c) => c.json(await pageListLeadDtos(c.var.em, c.get('deps').pool, organizationId(c), c.req.valid('param').listId, c.req.valid('query')), 200),
   )
   .openapi(
     apiKeyRoute('lists:write', {

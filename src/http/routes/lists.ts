@@ -42,7 +42,7 @@ export const listRoutes = createRouter()
       responses: { 200: { description: 'A page of lists', ...json(pageOf(ListSchema)) } },
       errors: ['validation_error'],
     }),
-    async (c) => c.json(await pageListDtos(c.var.em, organizationId(c), c.req.valid('query')), 200),
+    async (c) => c.json(await pageListDtos(c.get('deps').pool, organizationId(c), c.req.valid('query')), 200),
   )
   .openapi(
     sessionRoute({
@@ -93,7 +93,7 @@ export const listRoutes = createRouter()
       responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => c.json(await pageListLeadDtos(c.var.em, organizationId(c), c.req.valid('param').listId, c.req.valid('query')), 200),
+    async (c) => c.json(await pageListLeadDtos(c.var.em, c.get('deps').pool, organizationId(c), c.req.valid('param').listId, c.req.valid('query')), 200),
   )
   .openapi(
     sessionRoute({

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { IApiKey } from '../../db/entities/api-key.ts';
-import type { Scope } from '../env.ts';
-import { ALL_SCOPES } from '../middleware/session.ts';
+import type { Scope } from '../../domain/scopes.ts';
+import { ALL_SCOPES } from '../../domain/scopes.ts';
 import { iso, Timestamp } from './common.ts';
 
 export const ScopeSchema = z.enum(ALL_SCOPES).openapi('ApiKeyScope');

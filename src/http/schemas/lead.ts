@@ -78,7 +78,9 @@ export const LeadSchema = z
   })
   .openapi('Lead');
 
-export const toLeadDto = (l: ILead): z.infer<typeof LeadSchema> => ({
+export type LeadDto = z.infer<typeof LeadSchema>;
+
+export const toLeadDto = (l: ILead): LeadDto => ({
   id: l.id,
   listId: l.list.id,
   firstName: l.firstName ?? null,

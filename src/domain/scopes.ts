@@ -1,0 +1,3 @@
+/** What an API key may do; a session may do all of it. */
+export const ALL_SCOPES = ['lists:read', 'lists:write', 'leads:read', 'leads:write'] as const;
+export type Scope = (typeof ALL_SCOPES)[number];
