@@ -215,8 +215,14 @@ try {
     const listId = await listOf(agent, addresses(group, count), name);
     const run = await clientRun(agent, listId);
     const expectedValid = addresses(group, count).filter((e) => e.startsWith('user')).length;
-    if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== count - expectedValid)
-      throw new Error(`wrong results: ${JSON.stringify(run.job)}`);
+    if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== count - expectedValid) {
+      const reasons = await sql(
+        `select result, left(reason, 80) as reason, count(*)::int as n from verification_result
+         where job_id = ? and result not in ('Valid', 'Invalid') group by 1, 2 order by 3 desc limit 5`,
+        [run.jobId],
+      );
+      throw new Error(`wrong results: ${JSON.stringify(run.job)} ${JSON.stringify(reasons)}`);
+    }
     ratioLine(name, count, run, name === 'flat' ? 0.8 : 0.6);
     if (name === 'shared') {
       const stats = await ask<{ sharedPeaks: Record<string, number> }>('stats');
