@@ -8,6 +8,7 @@ import { withLogContext } from '../log.ts';
 import { handleError } from './error-handler.ts';
 import { createAppMetrics } from './metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { requestHeader } from './request-header.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
@@ -53,7 +54,7 @@ export function createApp(deps: AppDeps) {
   // Only browsers send Origin, and only their requests need CORS headers; for servers (integrations) the
   // middleware's early write of response headers made Hono rebuild every answer as a full fetch Response.
   app.use('/api/*', (c, next) => {
-    if (c.req.header('origin') !== undefined) return corsHeaders(c, next);
+    if (requestHeader(c, 'origin') !== undefined) return corsHeaders(c, next);
     c.header('Vary', 'Origin');
     return next();
   });
@@ -67,7 +68,7 @@ export function createApp(deps: AppDeps) {
   });
   const bodyless = (method: string) => method === 'GET' || method === 'HEAD';
   app.use('/api/*', (c, next) =>
-    bodyless(c.req.method) || isMultipart(c.req.header('content-type')) ? next() : jsonLimit(c, next),
+    bodyless(c.req.method) || isMultipart(requestHeader(c, 'content-type')) ? next() : jsonLimit(c, next),
   );
 
   app.route('/', healthRoutes);

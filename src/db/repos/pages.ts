@@ -20,9 +20,9 @@ async function page<T>(pool: Pool, name: string, text: string, countText: string
     const counted = await pool.query<{ total: string }>({ name: `${name}_count`, text: countText, values: values.slice(0, -2) });
     return { rows: [], total: Number(counted.rows[0]!.total) };
   }
-  const total = Number(rows[0]!.total);
-  for (const row of rows) delete (row as { total?: string }).total;
-  return { rows, total };
+  // Copies rather than `delete row.total`: deleting a property turns an object into a slow dictionary,
+  // and JSON.stringify of those cost more than the copies.
+  return { rows: rows.map(({ total: _, ...row }) => row as T), total: Number(rows[0]!.total) };
 }
 
 export interface ListRow {

@@ -3,6 +3,7 @@ import type { ApiKeyCheck } from '../../auth/api-key-cache.ts';
 import { addLogContext } from '../../log.ts';
 import type { AppEnv, Scope } from '../env.ts';
 import { ApiError } from '../errors.ts';
+import { requestHeader } from '../request-header.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 
 export const API_KEY_HEADER = 'X-API-Key';
@@ -28,7 +29,7 @@ const REFUSALS: Record<Refusal, ApiError> = {
 export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { keys } = c.get('deps');
-    const check = await keys.check(c.req.header(API_KEY_HEADER));
+    const check = await keys.check(requestHeader(c, 'x-api-key'));
     if (!check.ok) throw REFUSALS[check.reason];
     const { apiKey } = check;
     addLogContext({ organizationId: apiKey.organizationId });

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { RateLimitDecision } from '../../rate-limit/limiter.ts';
+import type { RateLimitDecision, TokenBucketPolicy } from '../../rate-limit/limiter.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 
@@ -13,12 +13,13 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 }
 
 /**
- * Spends one token of the caller's bucket (`session:<id>` or `key:<id>`) under the configured budget and
- * reports it in the headers. Out of tokens: 429 with `Retry-After`, the seconds until the next token.
+ * Spends one token of the caller's bucket (`session:<id>`, `key:<id>`, or any name, e.g. `ip:<address>`)
+ * under `policy` (default: RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST) and reports it in the headers. Out of
+ * tokens: 429 with `Retry-After`, the seconds until the next token.
  */
-export async function enforceRateLimit(c: Context<AppEnv>, bucket: string): Promise<void> {
+export async function enforceRateLimit(c: Context<AppEnv>, bucket: string, policy?: TokenBucketPolicy): Promise<void> {
   const { config, limiter } = c.get('deps');
-  const { RATE_LIMIT_PER_MINUTE: perMinute, RATE_LIMIT_BURST: burst } = config;
+  const { perMinute, burst } = policy ?? { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST };
   const decision = await limiter.take(bucket, { perMinute, burst });
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
