@@ -7,6 +7,7 @@ import { createSession, deleteSession, SESSION_COOKIE } from '../../auth/session
 import { Organization, User } from '../../db/entities/index.ts';
 import { applyCredits } from '../../db/repos/credits.ts';
 import { clientAddress } from '../client-address.ts';
+import { enforceRateLimit } from '../middleware/rate-limit.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
@@ -47,19 +48,13 @@ async function startSession(c: Context<AppEnv>, userId: string) {
 
 /**
  * Spends one of the client address's tokens for `action`: signups are CPU (a memory-hard hash) and credits
- * (SIGNUP_CREDITS), sign-ins are CPU, so one address gets only a few of each whatever their outcome.
+ * (SIGNUP_CREDITS), sign-ins are CPU, so one address gets only a few of each whatever their outcome. Budgets
+ * this small are reserved one token at a time, so the limit is exact across processes.
  */
-async function limitPerAddress(c: Context<AppEnv>, action: 'signup' | 'login', address: string) {
-  const { config, limiter } = c.var.deps;
-  const policy =
-    action === 'signup'
-      ? { perMinute: config.SIGNUP_PER_HOUR / 60, burst: config.SIGNUP_PER_HOUR }
-      : { perMinute: config.LOGIN_PER_MINUTE, burst: config.LOGIN_PER_MINUTE };
-  const decision = await limiter.take(`${action}-address:${address}`, policy);
-  if (decision.allowed) return;
-  const wait = decision.retryAfterSeconds;
-  const what = action === 'signup' ? 'sign-ups' : 'sign-in attempts';
-  throw new ApiError('rate_limited', `Too many ${what} from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) });
+function limitPerAddress(c: Context<AppEnv>, action: 'signup' | 'login', address: string) {
+  const { SIGNUP_PER_HOUR, LOGIN_PER_MINUTE } = c.var.deps.config;
+  const policy = action === 'signup' ? { perMinute: SIGNUP_PER_HOUR / 60, burst: SIGNUP_PER_HOUR } : { perMinute: LOGIN_PER_MINUTE, burst: LOGIN_PER_MINUTE };
+  return enforceRateLimit(c, `${action}-address:${address}`, policy);
 }
 
 export const authRoutes = createRouter()
