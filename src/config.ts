@@ -67,6 +67,9 @@ const schema = z
     DNS_SERVERS: optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined)),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
+    // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.
+    VERIFY_DOMAIN_CACHE_TTL: duration('24h'),
+    VERIFY_RESULT_CACHE_TTL: duration('1h'),
     ZEROBOUNCE_API_KEY: optionalString,
     ZEROBOUNCE_BASE_URL: url('https://api.zerobounce.net'),
     ZEROBOUNCE_BULK_BASE_URL: url('https://bulkapi.zerobounce.net'),

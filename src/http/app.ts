@@ -10,8 +10,10 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { enrichmentRoutes } from './routes/enrichment.ts';
+import { externalEnrichmentRoutes } from './routes/external-enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
 import { externalListRoutes } from './routes/external-lists.ts';
+import { externalVerificationRoutes } from './routes/external-verification.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes } from './routes/lists.ts';
@@ -58,6 +60,8 @@ export function createApp(deps: AppDeps) {
   app.route('/api/api-keys', apiKeyRoutes);
   app.route('/api/external/lists', externalListRoutes);
   app.route('/api/external/leads', externalLeadRoutes);
+  app.route('/api/external', externalVerificationRoutes);
+  app.route('/api/external', externalEnrichmentRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
     type: 'apiKey',

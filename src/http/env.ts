@@ -3,7 +3,15 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 
-export type Scope = 'lists:read' | 'lists:write' | 'leads:read' | 'leads:write';
+export type Scope =
+  | 'lists:read'
+  | 'lists:write'
+  | 'leads:read'
+  | 'leads:write'
+  | 'verification:read'
+  | 'verification:write'
+  | 'enrichment:write'
+  | 'webhooks:write';
 
 export interface Principal {
   kind: 'session' | 'api_key';

@@ -6,7 +6,16 @@ import { ApiError } from '../errors.ts';
 import { assertSameOrigin } from './csrf.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 
-export const ALL_SCOPES = ['lists:read', 'lists:write', 'leads:read', 'leads:write'] as const;
+export const ALL_SCOPES = [
+  'lists:read',
+  'lists:write',
+  'leads:read',
+  'leads:write',
+  'verification:read',
+  'verification:write',
+  'enrichment:write',
+  'webhooks:write',
+] as const;
 
 /** Dashboard routes: a live session cookie; unsafe methods must also pass the CSRF origin check; rate-limited per session. */
 export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
