@@ -34,8 +34,8 @@ export function createApp(deps: AppDeps) {
       origin: (origin) => (config.APP_ORIGINS.includes(origin) ? origin : null),
       credentials: true,
       allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key'],
-      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition'],
+      allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key', 'Idempotency-Key'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition', 'Idempotency-Replayed'],
       maxAge: 600,
     }),
   );

@@ -11,6 +11,7 @@ export const enrichmentRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/enrich',
+      idempotent: true,
       tags: ['enrichment'],
       summary: 'Enrich one profile (waterfall over the organization’s providers)',
       description:
@@ -26,6 +27,7 @@ export const enrichmentRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/bulk',
+      idempotent: true,
       tags: ['enrichment'],
       summary: 'Enrich every lead of a list',
       request: { body: { required: true, ...json(BulkEnrichRequestSchema) } },

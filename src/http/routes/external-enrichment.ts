@@ -12,6 +12,7 @@ export const externalEnrichmentRoutes = createRouter()
     apiKeyRoute('enrichment:write', {
       method: 'post',
       path: '/enrich',
+      idempotent: true,
       tags: ['external'],
       summary: 'Enrich one profile, as POST /api/enrichment/enrich',
       request: { body: { required: true, ...json(EnrichRequestSchema) } },
@@ -24,6 +25,7 @@ export const externalEnrichmentRoutes = createRouter()
     apiKeyRoute('enrichment:write', {
       method: 'post',
       path: '/enrichment/bulk',
+      idempotent: true,
       tags: ['external'],
       summary: 'Enrich every lead of a list, as POST /api/enrichment/bulk',
       request: { body: { required: true, ...json(BulkEnrichRequestSchema) } },

@@ -38,6 +38,7 @@ export const externalVerificationRoutes = createRouter()
     apiKeyRoute('verification:write', {
       method: 'post',
       path: '/verification/jobs',
+      idempotent: true,
       tags: ['external'],
       summary: 'Verify the email addresses of a list',
       request: { body: { required: true, ...json(VerificationJobInputSchema) } },
@@ -74,6 +75,7 @@ export const externalVerificationRoutes = createRouter()
     apiKeyRoute('verification:write', {
       method: 'post',
       path: '/verification/jobs/{jobId}/decision',
+      idempotent: true,
       tags: ['external'],
       summary: 'Decide what to do with the gaps of a job awaiting a decision',
       request: { params: JobParams, body: { required: true, ...json(DecisionInputSchema) } },

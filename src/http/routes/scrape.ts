@@ -278,6 +278,7 @@ export const scrapeRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/{jobId}/sync',
+      idempotent: true,
       tags: ['scrape'],
       summary: "Add the job's found profiles to a list as leads",
       description:

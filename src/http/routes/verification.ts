@@ -31,6 +31,7 @@ export const verificationRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/jobs',
+      idempotent: true,
       tags: ['verification'],
       summary: 'Verify the email addresses of a list',
       description:
@@ -108,6 +109,7 @@ export const verificationRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/jobs/{jobId}/decision',
+      idempotent: true,
       tags: ['verification'],
       summary: 'Decide what to do with the gaps of a job awaiting a decision',
       description:
