@@ -129,6 +129,21 @@ describe('Idempotency-Key (CONTRACT §9.2)', () => {
     expect(again.headers.get('idempotency-replayed')).toBe('true');
   });
 
+  it('never stores a 5xx: the same key sent again runs the request again', async () => {
+    const { agent } = await h.signup({ credits: 10 });
+    const url = world.profile('outage');
+    world.providers.pdl.fixtures.people.set(url, { first_name: 'jane', last_name: 'doe', work_email: world.mailbox(MAIL.company) });
+    for (const provider of [world.providers.pdl, world.providers.hunter, world.providers.lusha]) provider.setMode({ kind: 'server-error', status: 503 });
+    const key = newKey();
+    const failed = await agent.post('/api/enrichment/enrich', { networkUrl: url }, keyed(key));
+    expect(failed.status).toBe(503);
+    world.providers.resetAll();
+    const retried = await agent.post('/api/enrichment/enrich', { networkUrl: url }, keyed(key));
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotency-replayed')).toBeNull();
+    expect(retried.body.success).toBe(true);
+  }, 60_000);
+
   it('holds on external routes, per organization: a key sent twice starts one verification job', async () => {
     const { agent } = await h.signup();
     const listId = await newList(agent);
