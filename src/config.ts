@@ -89,6 +89,9 @@ const schema = z
     ENRICHMENT_CACHE_DAYS: int(30),
     /** Leads per bulk enrichment batch: one activity call and one commit each. */
     ENRICHMENT_BATCH_SIZE: int(50, 1).pipe(z.number().max(1000)),
+    // Webhook URLs: plain http:// and loopback/private addresses are refused unless set (tests, local receivers).
+    WEBHOOK_ALLOW_INSECURE: z.stringbool().default(false),
+    WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
     SCRAPE_MAX_FILE_BYTES: int(10_485_760, 1),
     SCRAPE_MAX_ROWS: int(50_000, 1),
   })

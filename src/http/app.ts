@@ -20,6 +20,7 @@ import { listRoutes } from './routes/lists.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { verificationRoutes } from './routes/verification.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/external/leads', externalLeadRoutes);
   app.route('/api/external', externalVerificationRoutes);
   app.route('/api/external', externalEnrichmentRoutes);
+  app.route('/api/webhooks', webhookRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
     type: 'apiKey',

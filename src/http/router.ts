@@ -83,6 +83,23 @@ export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scop
   });
 }
 
+/**
+ * A route taking either a session (the dashboard) or an `X-API-Key` holding `scope` (integrations), as
+ * `/api/webhooks` does (CONTRACT §1.3): a request carrying a key is judged by its key alone.
+ */
+export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R & Extra) {
+  const { errors = [], idempotent, ...plain } = config;
+  const byKey = requireApiKey([scope]);
+  const either: MiddlewareHandler<AppEnv> = (c, next) => (c.req.header('x-api-key') === undefined ? requireSession(c, next) : byKey(c, next));
+  const { route, middleware } = withIdempotency(plain, idempotent, either);
+  return createRoute({
+    ...(route as R),
+    security: [{ session: [] }, { apiKey: [scope] }] as Array<Record<string, string[]>>,
+    middleware,
+    responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
+  });
+}
+
 /** A route without authentication (signup, login, health). */
 export function publicRoute<const R extends Plain>(config: R & Extra) {
   const { errors = [], ...route } = config;
