@@ -109,6 +109,12 @@ export const EXTERNAL_ROUTES: ExternalRoute[] = [
     otherOrganization: notFound,
   },
   {
+    name: 'GET /api/external/verification/jobs/{jobId}/events',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/events`,
+    scopes: ['verification:read'],
+    otherOrganization: notFound,
+  },
+  {
     name: 'GET /api/external/verification/jobs/{jobId}/results',
     path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/results`,
     scopes: ['verification:read'],

@@ -11,6 +11,7 @@ import { VERIFICATION_STAGES, type VerificationMethod } from '../../domain/verif
 import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
 import type { AppEnv } from '../env.ts';
+import { streamJob } from '../job-stream.ts';
 import { invalidState } from '../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
@@ -73,4 +74,13 @@ export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, d
     }
     throw error;
   }
+}
+
+/** `GET …/jobs/{jobId}/events`: the job live over SSE; each read is a fresh EntityManager, never a cached entity. */
+export async function streamVerificationJob(c: Context<AppEnv>, jobId: string) {
+  const orgId = organizationId(c);
+  return streamJob(c, `verification:${jobId}`, async () => {
+    const dto = toJobDto(await viewJob(c.var.em.fork(), orgId, jobId));
+    return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
+  });
 }

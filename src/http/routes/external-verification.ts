@@ -1,5 +1,5 @@
-import type { z } from '@hono/zod-openapi';
-import { decideVerificationJob, pageResultDtos, startVerificationJob, verificationJobDto } from '../handlers/verification.ts';
+import { z } from '@hono/zod-openapi';
+import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVerificationJob, verificationJobDto } from '../handlers/verification.ts';
 import { verifyAddress } from '../handlers/verify-address.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
 import { pageOf, uuidParam } from '../schemas/common.ts';
@@ -58,6 +58,18 @@ export const externalVerificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => c.json(await verificationJobDto(c, c.req.valid('param').jobId), 200),
+  )
+  .openapi(
+    apiKeyRoute('verification:read', {
+      method: 'get',
+      path: '/verification/jobs/{jobId}/events',
+      tags: ['external'],
+      summary: 'The job live (text/event-stream)',
+      request: { params: JobParams },
+      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every stage change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => streamVerificationJob(c, c.req.valid('param').jobId),
   )
   .openapi(
     apiKeyRoute('verification:read', {

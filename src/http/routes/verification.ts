@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { allResults, domainStats, getJob, pageJobs, viewJob, viewJobs } from '../../db/repos/verification.ts';
-import { decideVerificationJob, pageResultDtos, startVerificationJob, verificationJobDto } from '../handlers/verification.ts';
+import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVerificationJob, verificationJobDto } from '../handlers/verification.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { iso, offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
@@ -76,6 +76,18 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => c.json(await verificationJobDto(c, c.req.valid('param').jobId), 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}/events',
+      tags: ['verification'],
+      summary: 'The job live (text/event-stream)',
+      request: { params: JobParams },
+      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every stage change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => streamVerificationJob(c, c.req.valid('param').jobId),
   )
   .openapi(
     sessionRoute({
