@@ -143,6 +143,12 @@ export const EXTERNAL_ROUTES: ExternalRoute[] = [
     otherOrganization: notFound,
   },
   {
+    name: 'GET /api/external/enrichment/bulk/{jobId}/events',
+    path: (r) => `/api/external/enrichment/bulk/${r.enrichmentJobId}/events`,
+    scopes: ['enrichment:write'],
+    otherOrganization: notFound,
+  },
+  {
     name: 'GET /api/external/enrichment/bulk/{jobId}',
     path: (r) => `/api/external/enrichment/bulk/${r.enrichmentJobId}`,
     scopes: ['enrichment:write'],

@@ -14,6 +14,7 @@ import { getList } from '../../db/repos/lists.ts';
 import { log } from '../../log.ts';
 import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
 import type { AppEnv } from '../env.ts';
+import { streamJob } from '../job-stream.ts';
 import { ApiError } from '../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { type BulkEnrichRequestSchema, toBulkJobDto } from '../schemas/enrichment.ts';
@@ -83,4 +84,13 @@ export async function startBulkEnrichment(c: Context<AppEnv>, input: z.infer<typ
 
 export async function bulkEnrichmentDto(c: Context<AppEnv>, jobId: string) {
   return toBulkJobDto(await getBulkJob(c.var.em, organizationId(c), jobId));
+}
+
+/** `GET …/bulk/{jobId}/events`: the bulk job live over SSE, each read from a fresh EntityManager. */
+export async function streamBulkEnrichment(c: Context<AppEnv>, jobId: string) {
+  const orgId = organizationId(c);
+  return streamJob(c, `enrichment:${jobId}`, async () => {
+    const dto = toBulkJobDto(await getBulkJob(c.var.em.fork(), orgId, jobId));
+    return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
+  });
 }

@@ -1,5 +1,5 @@
-import type { z } from '@hono/zod-openapi';
-import { bulkEnrichmentDto, enrichOne, startBulkEnrichment } from '../handlers/enrichment.ts';
+import { z } from '@hono/zod-openapi';
+import { bulkEnrichmentDto, enrichOne, startBulkEnrichment, streamBulkEnrichment } from '../handlers/enrichment.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
 import { uuidParam } from '../schemas/common.ts';
 import { BulkCreatedSchema, BulkEnrichRequestSchema, BulkJobSchema, EnrichRequestSchema, EnrichResultSchema } from '../schemas/enrichment.ts';
@@ -45,4 +45,16 @@ export const externalEnrichmentRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => c.json(await bulkEnrichmentDto(c, c.req.valid('param').jobId), 200),
+  )
+  .openapi(
+    apiKeyRoute('enrichment:write', {
+      method: 'get',
+      path: '/enrichment/bulk/{jobId}/events',
+      tags: ['external'],
+      summary: 'The bulk job live (text/event-stream)',
+      request: { params: uuidParam('jobId') },
+      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every status change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => streamBulkEnrichment(c, c.req.valid('param').jobId),
   );
