@@ -97,6 +97,9 @@ const schema = z
     DNS_SERVERS: optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined)),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
+    // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.
+    VERIFY_DOMAIN_CACHE_TTL: duration('24h'),
+    VERIFY_RESULT_CACHE_TTL: duration('1h'),
     ZEROBOUNCE_API_KEY: optionalString,
     ZEROBOUNCE_BASE_URL: url('https://api.zerobounce.net'),
     ZEROBOUNCE_BULK_BASE_URL: url('https://bulkapi.zerobounce.net'),
@@ -116,6 +119,9 @@ const schema = z
     ENRICHMENT_CACHE_DAYS: int(30),
     /** Leads per bulk enrichment batch: one activity call and one commit each. */
     ENRICHMENT_BATCH_SIZE: int(50, 1).pipe(z.number().max(1000)),
+    // Webhook URLs: plain http:// and loopback/private addresses are refused unless set (tests, local receivers).
+    WEBHOOK_ALLOW_INSECURE: z.stringbool().default(false),
+    WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
     SCRAPE_MAX_FILE_BYTES: int(10_485_760, 1),
     SCRAPE_MAX_ROWS: int(50_000, 1),
     // Set by `npm run dev` to the pieces its sandbox stands in for (src/sandbox); reported by /readyz.

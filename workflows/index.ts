@@ -2,3 +2,4 @@
 export * from './enrichment.ts';
 export * from './scrape.ts';
 export * from './verification.ts';
+export * from './verify-single.ts';

@@ -14,14 +14,17 @@ import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { enrichmentRoutes } from './routes/enrichment.ts';
+import { externalEnrichmentRoutes } from './routes/external-enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
 import { externalListRoutes } from './routes/external-lists.ts';
+import { externalVerificationRoutes } from './routes/external-verification.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes } from './routes/lists.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { verificationRoutes } from './routes/verification.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 const isMultipart = (type: string | undefined) =>
   type?.toLowerCase().startsWith('multipart/form-data') ?? false;
@@ -40,7 +43,7 @@ export function createApp(deps: AppDeps) {
     origin: (origin) => (config.APP_ORIGINS.includes(origin) ? origin : null),
     credentials: true,
     allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key'],
+    allowHeaders: ['Content-Type', 'X-Request-Id', 'X-API-Key', 'Idempotency-Key'],
     exposeHeaders: [
       'X-Request-Id',
       'Retry-After',
@@ -48,6 +51,7 @@ export function createApp(deps: AppDeps) {
       'RateLimit-Remaining',
       'RateLimit-Reset',
       'Content-Disposition',
+      'Idempotency-Replayed',
     ],
     maxAge: 600,
   });
@@ -84,6 +88,9 @@ export function createApp(deps: AppDeps) {
   app.route('/api/api-keys', apiKeyRoutes);
   app.route('/api/external/lists', externalListRoutes);
   app.route('/api/external/leads', externalLeadRoutes);
+  app.route('/api/external', externalVerificationRoutes);
+  app.route('/api/external', externalEnrichmentRoutes);
+  app.route('/api/webhooks', webhookRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
     type: 'apiKey',

@@ -1,7 +1,9 @@
-import { OpenAPIHono, type RouteConfig, createRoute } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig, createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Scope } from './env.ts';
 import { ApiError, type ErrorCode, errorResponses } from './errors.ts';
 import { requireApiKey } from './middleware/api-key.ts';
+import { idempotency } from './middleware/idempotency.ts';
 import { requireSession } from './middleware/session.ts';
 
 /** One sub-app per resource; every one turns zod failures into the contract's 400 the same way. */
@@ -32,16 +34,33 @@ export function pathOfNul(value: unknown, path: string[]): string | undefined {
   return undefined;
 }
 
-type Extra = { errors?: ErrorCode[] };
+/** `idempotent`: the route creates a job or leads, or charges credits, and honours `Idempotency-Key` (CONTRACT §9.2). */
+type Extra = { errors?: ErrorCode[]; idempotent?: boolean };
+
+const IdempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().optional().openapi({
+    param: { name: 'Idempotency-Key', in: 'header' },
+    description:
+      '1–255 printable ASCII characters. Within 24 h the same key with the same request replays the first response ' +
+      '(`Idempotency-Replayed: true`); with a different request it is a 422 (`idempotency_key_reused`); while the first still runs a 409 (`request_in_progress`).',
+  }),
+});
+
+/** The idempotency check runs after authentication: keys belong to the caller's organization. */
+function withIdempotency<R extends Plain>(route: R, idempotent: boolean | undefined, auth: MiddlewareHandler<AppEnv>) {
+  if (!idempotent) return { route, middleware: [auth] };
+  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders } }, middleware: [auth, idempotency] };
+}
 type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 
 /** A route for the dashboard: session cookie, CSRF-checked, with its error responses documented. */
 export function sessionRoute<const R extends Plain>(config: R & Extra) {
-  const { errors = [], ...route } = config;
+  const { errors = [], idempotent, ...plain } = config;
+  const { route, middleware } = withIdempotency(plain, idempotent, requireSession);
   return createRoute({
     ...(route as R),
     security: [{ session: [] }],
-    middleware: [requireSession] as const,
+    middleware,
     responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
   });
 }
@@ -51,14 +70,32 @@ export function sessionRoute<const R extends Plain>(config: R & Extra) {
  * lists each accepted scope as an alternative `apiKey` requirement (OpenAPI 3.1 allows scopes on any scheme).
  */
 export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) {
-  const { errors = [], ...route } = config;
+  const { errors = [], idempotent, ...plain } = config;
   const accepted: readonly Scope[] = typeof scopes === 'string' ? [scopes] : scopes;
+  const { route, middleware } = withIdempotency(plain, idempotent, requireApiKey(accepted));
   const needs = `Requires an API key with the ${accepted.map((s) => `\`${s}\``).join(' or ')} scope.`;
   return createRoute({
     ...(route as R),
     description: route.description ? `${route.description}\n\n${needs}` : needs,
     security: accepted.map((scope) => ({ apiKey: [scope] })),
-    middleware: [requireApiKey(accepted)] as const,
+    middleware,
+    responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
+  });
+}
+
+/**
+ * A route taking either a session (the dashboard) or an `X-API-Key` holding `scope` (integrations), as
+ * `/api/webhooks` does (CONTRACT §1.3): a request carrying a key is judged by its key alone.
+ */
+export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R & Extra) {
+  const { errors = [], idempotent, ...plain } = config;
+  const byKey = requireApiKey([scope]);
+  const either: MiddlewareHandler<AppEnv> = (c, next) => (c.req.header('x-api-key') === undefined ? requireSession(c, next) : byKey(c, next));
+  const { route, middleware } = withIdempotency(plain, idempotent, either);
+  return createRoute({
+    ...(route as R),
+    security: [{ session: [] }, { apiKey: [scope] }] as Array<Record<string, string[]>>,
+    middleware,
     responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
   });
 }

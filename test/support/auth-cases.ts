@@ -9,12 +9,17 @@ import type { Harness } from './harness.ts';
 export interface OrgResources {
   listId: string;
   leadId: string;
+  /** A verification job of the list (left at smtp_verifying: the auth test runs no worker). */
+  verificationJobId: string;
+  /** A bulk enrichment job of the list (left pending). */
+  enrichmentJobId: string;
 }
 
 export interface ExternalRoute {
   /** As in the OpenAPI document, e.g. `GET /api/external/lists/{listId}`. */
   name: string;
   path: (r: OrgResources) => string;
+  /** A body, or one naming this organization's resources. */
   body?: unknown;
   /** Any one of these scopes grants the route. */
   scopes: readonly Scope[];
@@ -81,6 +86,74 @@ export const EXTERNAL_ROUTES: ExternalRoute[] = [
     otherOrganization: notFound,
   },
   { name: 'DELETE /api/external/leads/{leadId}', path: (r) => `/api/external/leads/${r.leadId}`, scopes: ['leads:write'], otherOrganization: notFound },
+  // CONTRACT §9.1
+  {
+    name: 'POST /api/external/verify',
+    path: () => '/api/external/verify',
+    body: { email: 'owned@acme.test', timeoutMs: 1000 },
+    scopes: ['verification:write'],
+    // Checked for the key's own organization, which never saw the address: nothing of this one's is reused.
+    otherOrganization: { status: 200, check: (res) => expect(res.body.cached).toBe(false) },
+  },
+  {
+    name: 'POST /api/external/verification/jobs',
+    path: () => '/api/external/verification/jobs',
+    body: (r: OrgResources) => ({ listId: r.listId, verificationMethod: 'smtp_only' }),
+    scopes: ['verification:write'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'GET /api/external/verification/jobs/{jobId}',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}`,
+    scopes: ['verification:read'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'GET /api/external/verification/jobs/{jobId}/events',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/events`,
+    scopes: ['verification:read'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'GET /api/external/verification/jobs/{jobId}/results',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/results`,
+    scopes: ['verification:read'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'POST /api/external/verification/jobs/{jobId}/decision',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/decision`,
+    body: { decision: 'accept_current' },
+    scopes: ['verification:write'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'POST /api/external/enrich',
+    path: () => '/api/external/enrich',
+    body: { networkUrl: 'https://www.linkedin.com/in/someone-else' },
+    scopes: ['enrichment:write'],
+    // Acts for the key's own organization, which has no credits: refused before any provider is asked.
+    otherOrganization: { status: 402, check: (res) => expect(res.body.error.code).toBe('insufficient_credits') },
+  },
+  {
+    name: 'POST /api/external/enrichment/bulk',
+    path: () => '/api/external/enrichment/bulk',
+    body: (r: OrgResources) => ({ listId: r.listId }),
+    scopes: ['enrichment:write'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'GET /api/external/enrichment/bulk/{jobId}/events',
+    path: (r) => `/api/external/enrichment/bulk/${r.enrichmentJobId}/events`,
+    scopes: ['enrichment:write'],
+    otherOrganization: notFound,
+  },
+  {
+    name: 'GET /api/external/enrichment/bulk/{jobId}',
+    path: (r) => `/api/external/enrichment/bulk/${r.enrichmentJobId}`,
+    scopes: ['enrichment:write'],
+    otherOrganization: notFound,
+  },
 ];
 
 /** Creates a key through the dashboard route and returns its secret. */
@@ -104,9 +177,12 @@ export interface AuthCaseFixture {
 
 /** An organization with a list, a lead and every kind of key the cases need, plus another organization's key. */
 export async function createAuthCaseFixture(h: Harness): Promise<AuthCaseFixture> {
-  const { agent: owner } = await h.signup();
+  const { agent: owner } = await h.signup({ credits: 10 });
   const list = (await owner.post('/api/lists', { name: 'Owned', description: 'not yours' })).body;
   const lead = (await owner.post(`/api/lists/${list.id}/leads`, { leads: [{ email: 'owned@acme.test', phone: '+14155552671' }] })).body.leads[0];
+  const verification = await owner.post('/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_only' });
+  const enrichment = await owner.post('/api/enrichment/bulk', { listId: list.id });
+  if (verification.status !== 201 || enrichment.status !== 201) throw new Error(`job creation failed: ${verification.text} ${enrichment.text}`);
 
   const revoked = await createKey(owner, ALL_SCOPES);
   expect((await owner.delete(`/api/api-keys/${revoked.id}`)).status).toBe(204);
@@ -123,7 +199,7 @@ export async function createAuthCaseFixture(h: Harness): Promise<AuthCaseFixture
   const otherOrganization = await createKey(stranger, ALL_SCOPES);
   return {
     h,
-    resources: { listId: list.id, leadId: lead.id },
+    resources: { listId: list.id, leadId: lead.id, verificationJobId: verification.body.id, enrichmentJobId: enrichment.body.jobId },
     keys: {
       revoked: revoked.key,
       expired: expired.key,
@@ -154,7 +230,8 @@ export function describeExternalAuthCases(fixture: () => AuthCaseFixture, routes
     const send = async (headers: Record<string, string>) => {
       const { h, resources } = fixture();
       // A fresh client: no cookie, nothing but the headers given.
-      return new Agent(h.app).send(method, route.path(resources), { body: route.body, headers });
+      const body = typeof route.body === 'function' ? (route.body as (r: OrgResources) => unknown)(resources) : route.body;
+      return new Agent(h.app).send(method, route.path(resources), { body, headers });
     };
     const refusedWith = async (headers: Record<string, string>, status: number, code: string, reason?: string) => {
       const error = expectError(await send(headers), status, code);

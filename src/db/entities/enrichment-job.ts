@@ -8,6 +8,16 @@ import { Organization } from './organization.ts';
 export const EnrichmentJob = defineEntity({
   name: 'EnrichmentJob',
   indexes: [{ properties: ['organization', 'id'] }],
+  // Live progress (CONTRACT §9.4): every committed change reaches the API processes streaming the job (job-notifications.ts).
+  triggers: [
+    {
+      name: 'enrichment_job_notify',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      body: `perform pg_notify('job_events', 'enrichment:' || new.id); return null;`,
+    },
+  ],
   properties: {
     id: idProperty(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

@@ -7,6 +7,16 @@ import { Organization } from './organization.ts';
 export const ScrapeJob = defineEntity({
   name: 'ScrapeJob',
   indexes: [{ properties: ['organization', 'id'] }, { properties: ['organization', 'status', 'id'] }],
+  // Live progress (CONTRACT §9.4): every committed change reaches the API processes streaming the job (job-notifications.ts).
+  triggers: [
+    {
+      name: 'scrape_job_notify',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      body: `perform pg_notify('job_events', 'scrape:' || new.id); return null;`,
+    },
+  ],
   properties: {
     id: idProperty(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

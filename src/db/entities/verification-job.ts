@@ -11,6 +11,16 @@ import { Organization } from './organization.ts';
 export const VerificationJob = defineEntity({
   name: 'VerificationJob',
   indexes: [{ properties: ['organization', 'id'] }, { properties: ['list', 'id'] }],
+  // Live progress (CONTRACT §9.4): every committed change reaches the API processes streaming the job (job-notifications.ts).
+  triggers: [
+    {
+      name: 'verification_job_notify',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      body: `perform pg_notify('job_events', 'verification:' || new.id); return null;`,
+    },
+  ],
   properties: {
     id: idProperty(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

@@ -16,6 +16,17 @@ export const VerificationResult = defineEntity({
   name: 'VerificationResult',
   uniques: [{ properties: ['job', 'email'] }],
   indexes: [{ properties: ['job', 'domain', 'id'] }],
+  // Live progress: PostgreSQL delivers identical notifications of one transaction once, so a batch of
+  // results wakes each stream once per commit, not once per row.
+  triggers: [
+    {
+      name: 'verification_result_notify',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      body: `perform pg_notify('job_events', 'verification:' || new.job_id); return null;`,
+    },
+  ],
   properties: {
     id: idProperty(),
     job: () => p.manyToOne(VerificationJob).deleteRule('cascade'),

@@ -90,6 +90,7 @@ export const externalListRoutes = createRouter()
     apiKeyRoute('leads:write', {
       method: 'post',
       path: '/{listId}/leads',
+      idempotent: true,
       tags: ['external'],
       summary: 'Add 1 to 1000 leads to a list (source `api`)',
       request: { params: ListParams, body: { required: true, ...json(BulkLeadsSchema) } },

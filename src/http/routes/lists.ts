@@ -99,6 +99,7 @@ export const listRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/{listId}/leads',
+      idempotent: true,
       tags: ['leads'],
       summary: 'Add 1 to 1000 leads to a list',
       request: { params: ListParams, body: { required: true, ...json(BulkLeadsSchema) } },

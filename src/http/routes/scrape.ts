@@ -25,6 +25,7 @@ import type { AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
+import { streamJob } from '../job-stream.ts';
 import { createRouter, pathOfNul, sessionRoute } from '../router.ts';
 import { offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
 import {
@@ -278,6 +279,7 @@ export const scrapeRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/{jobId}/sync',
+      idempotent: true,
       tags: ['scrape'],
       summary: "Add the job's found profiles to a list as leads",
       description:
@@ -290,5 +292,24 @@ export const scrapeRoutes = createRouter()
       const { listId, listName, leadsCount } = await syncScrapeJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
       const leads = leadsCount === 1 ? 'lead' : 'leads';
       return c.json({ success: true, listId, leadsCount, message: `Synced ${leadsCount} ${leads} to list "${listName}"` }, 200);
+    },
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/{jobId}/events',
+      tags: ['scrape'],
+      summary: 'The job live, without its items (text/event-stream)',
+      request: { params: JobParams },
+      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every status change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const orgId = organizationId(c);
+      const { jobId } = c.req.valid('param');
+      return streamJob(c, `scrape:${jobId}`, async () => {
+        const dto = toScrapeJobDto(await getScrapeJob(c.var.em.fork(), orgId, jobId));
+        return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
+      });
     },
   );

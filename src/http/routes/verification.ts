@@ -1,25 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import type { Context } from 'hono';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
-import {
-  allResults,
-  createVerificationJob,
-  deleteVerificationJob,
-  domainStats,
-  getJob,
-  pageJobs,
-  pageResults,
-  viewJob,
-  viewJobs,
-} from '../../db/repos/verification.ts';
-import { VERIFICATION_STAGES } from '../../domain/verification.ts';
-import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
-import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
-import type { verificationWorkflow } from '../../../workflows/verification.ts';
-import type { AppEnv } from '../env.ts';
-import { invalidState } from '../errors.ts';
+import { allResults, domainStats, getJob, pageJobs, viewJob, viewJobs } from '../../db/repos/verification.ts';
+import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVerificationJob, verificationJobDto } from '../handlers/verification.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { iso, offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
@@ -33,7 +15,6 @@ import {
   toEstimateDto,
   toJobDto,
   toProgressDto,
-  toResultDto,
   VerificationJobInputSchema,
   VerificationJobSchema,
   VerificationProgressSchema,
@@ -45,21 +26,12 @@ const JobParams = uuidParam('jobId');
 const CSV_HEADER = ['email', 'result', 'source', 'reason', 'domain', 'mx_host', 'checked_at'];
 const encoder = new TextEncoder();
 
-/** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */
-async function rejectedStage(c: Context<AppEnv>, error: unknown, jobId: string): Promise<string> {
-  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === INVALID_STATE_FAILURE) {
-    const [stage] = cause.details ?? [];
-    if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
-  }
-  return (await getJob(c.var.em.fork(), organizationId(c), jobId)).verificationStage;
-}
-
 export const verificationRoutes = createRouter()
   .openapi(
     sessionRoute({
       method: 'post',
       path: '/jobs',
+      idempotent: true,
       tags: ['verification'],
       summary: 'Verify the email addresses of a list',
       description:
@@ -68,32 +40,7 @@ export const verificationRoutes = createRouter()
       responses: { 201: { description: 'Started', ...json(VerificationJobSchema) } },
       errors: ['validation_error', 'not_found', 'invalid_state', 'unprocessable'],
     }),
-    async (c) => {
-      const { listId, verificationMethod } = c.req.valid('json');
-      const orgId = organizationId(c);
-      const { config, temporal } = c.var.deps;
-      const created = await createVerificationJob(c.var.em, orgId, listId, verificationMethod);
-      const { job } = created;
-      try {
-        await temporal.workflow.start<typeof verificationWorkflow>('verificationWorkflow', {
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          workflowId: workflowId('verification', job.id),
-          args: [
-            {
-              jobId: job.id,
-              method: verificationMethod,
-              decisionTimeoutMs: config.VERIFICATION_DECISION_TIMEOUT,
-            },
-          ],
-          typedSearchAttributes: jobSearchAttributes('verification', orgId, listId),
-        });
-      } catch (error) {
-        // Without its workflow the job would block the list forever.
-        await deleteVerificationJob(c.var.em.fork(), job.id);
-        throw error;
-      }
-      return c.json(toJobDto(created), 201);
-    },
+    async (c) => c.json(await startVerificationJob(c, c.req.valid('json')), 201),
   )
   .openapi(
     sessionRoute({
@@ -128,8 +75,19 @@ export const verificationRoutes = createRouter()
       responses: { 200: { description: 'The job', ...json(VerificationJobSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) =>
-      c.json(toJobDto(await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
+    async (c) => c.json(await verificationJobDto(c, c.req.valid('param').jobId), 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/jobs/{jobId}/events',
+      tags: ['verification'],
+      summary: 'The job live (text/event-stream)',
+      request: { params: JobParams },
+      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every stage change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => streamVerificationJob(c, c.req.valid('param').jobId),
   )
   .openapi(
     sessionRoute({
@@ -163,6 +121,7 @@ export const verificationRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/jobs/{jobId}/decision',
+      idempotent: true,
       tags: ['verification'],
       summary: 'Decide what to do with the gaps of a job awaiting a decision',
       description:
@@ -171,27 +130,7 @@ export const verificationRoutes = createRouter()
       responses: { 200: { description: 'The stage the job moved to', ...json(DecisionResultSchema) } },
       errors: ['validation_error', 'not_found', 'invalid_state'],
     }),
-    async (c) => {
-      const { jobId } = c.req.valid('param');
-      const job = await getJob(c.var.em, organizationId(c), jobId);
-      const refuse = (stage: string) =>
-        invalidState(
-          `A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`,
-          stage,
-        );
-      if (job.verificationStage !== 'awaiting_decision') throw refuse(job.verificationStage);
-      const handle = c.var.deps.temporal.workflow.getHandle(workflowId('verification', job.id));
-      try {
-        // The update returns once the decision and the new stage are stored, so a GET right after shows them.
-        const result = await handle.executeUpdate(decisionUpdate, { args: [c.req.valid('json')] });
-        return c.json(result, 200);
-      } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
-          throw refuse(await rejectedStage(c, error, job.id));
-        }
-        throw error;
-      }
-    },
+    async (c) => c.json(await decideVerificationJob(c, c.req.valid('param').jobId, c.req.valid('json')), 200),
   )
   .openapi(
     sessionRoute({
@@ -203,12 +142,7 @@ export const verificationRoutes = createRouter()
       responses: { 200: { description: 'A page of results', ...json(pageOf(VerificationResultSchema)) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) => {
-      const query = c.req.valid('query');
-      const job = await getJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
-      const { rows, total } = await pageResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
-      return c.json(paginated(rows.map(toResultDto), total, query), 200);
-    },
+    async (c) => c.json(await pageResultDtos(c, c.req.valid('param').jobId, c.req.valid('query')), 200),
   )
   .openapi(
     sessionRoute({

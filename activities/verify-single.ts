@@ -1,0 +1,19 @@
+import { checkSingleAddress, type SingleCheckInput } from '../src/verify/single-check.ts';
+import type { CheckRecord } from '../src/db/repos/verify-cache.ts';
+import type { ActivityDeps } from './deps.ts';
+
+export type { CheckRecord, SingleCheckInput };
+
+/** `POST /api/external/verify` runs here so that it shares the worker's prober and its connection limits. */
+export function verifySingleActivities(deps: ActivityDeps) {
+  return {
+    async verifySingleAddress(input: SingleCheckInput): Promise<CheckRecord> {
+      return checkSingleAddress(
+        { orm: deps.orm, prober: deps.prober, domainCacheTtlMs: deps.config.VERIFY_DOMAIN_CACHE_TTL },
+        input,
+      );
+    },
+  };
+}
+
+export type VerifySingleActivities = ReturnType<typeof verifySingleActivities>;

@@ -1,0 +1,90 @@
+/**
+ * The single-address check's memory (CONTRACT §9.1): domain facts shared by everyone, and an organization's
+ * recent results, from its single checks and its verification jobs alike.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EmailResult } from '../../domain/lead.ts';
+import { newId } from '../entities/common.ts';
+
+export interface DomainFact {
+  domain: string;
+  mxHost: string | null;
+  isCatchAll: boolean | null;
+  /** Set when DNS alone decided the domain takes no mail (`no MX or A record`, null MX). */
+  mailVerdict: string | null;
+  checkedAt: Date;
+}
+
+export interface CheckRecord {
+  email: string;
+  domain: string;
+  result: EmailResult;
+  reason: string | null;
+  mxHost: string | null;
+  isCatchAll: boolean | null;
+  checkedAt: Date;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw rows, mapped field by field
+const date = (v: any): Date => (v instanceof Date ? v : new Date(v));
+
+export async function freshDomainFact(em: EntityManager, domain: string, ttlMs: number): Promise<DomainFact | null> {
+  const [row] = await em.getConnection().execute(
+    `select domain, mx_host, is_catch_all, mail_verdict, checked_at from verify_domain_fact
+      where domain = ? and checked_at > now() - make_interval(secs => ?)`,
+    [domain, ttlMs / 1000],
+  );
+  if (!row) return null;
+  return { domain: row.domain, mxHost: row.mx_host, isCatchAll: row.is_catch_all, mailVerdict: row.mail_verdict, checkedAt: date(row.checked_at) };
+}
+
+/** Last writer wins: any process's newer probe replaces the fact. */
+export async function saveDomainFact(em: EntityManager, fact: DomainFact): Promise<void> {
+  await em.getConnection().execute(
+    `insert into verify_domain_fact (id, domain, mx_host, is_catch_all, mail_verdict, checked_at) values (?, ?, ?, ?, ?, ?)
+     on conflict (domain) do update set mx_host = excluded.mx_host, is_catch_all = excluded.is_catch_all,
+       mail_verdict = excluded.mail_verdict, checked_at = excluded.checked_at`,
+    [newId(), fact.domain, fact.mxHost, fact.isCatchAll, fact.mailVerdict, fact.checkedAt],
+  );
+}
+
+export async function saveCheck(em: EntityManager, organizationId: string, check: CheckRecord): Promise<void> {
+  await em.getConnection().execute(
+    `insert into verify_check (id, organization_id, email, domain, result, reason, mx_host, is_catch_all, checked_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [newId(), organizationId, check.email, check.domain, check.result, check.reason, check.mxHost, check.isCatchAll, check.checkedAt],
+  );
+}
+
+/**
+ * The organization's newest final verdict (Valid, Invalid, Catch-All) for the address younger than `ttlMs`,
+ * from a single check or a job. Unknown is never reused: it is the one answer a later call may improve.
+ */
+export async function recentResult(em: EntityManager, organizationId: string, email: string, ttlMs: number): Promise<CheckRecord | null> {
+  const [row] = await em.getConnection().execute(
+    `select * from (
+       select c.email, c.domain, c.result, c.reason, c.mx_host, c.is_catch_all, c.checked_at
+         from verify_check c
+        where c.organization_id = ? and c.email = ? and c.result <> 'Unknown'
+          and c.checked_at > now() - make_interval(secs => ?)
+       union all
+       select r.email, r.domain, r.result, r.reason, r.mx_host, d.is_catch_all, r.checked_at
+         from verification_result r
+         join verification_job j on j.id = r.job_id
+         left join verification_domain d on d.job_id = r.job_id and d.domain = r.domain
+        where j.organization_id = ? and r.email = ? and r.result is not null and r.result <> 'Unknown'
+          and r.checked_at > now() - make_interval(secs => ?)
+     ) recent order by checked_at desc limit 1`,
+    [organizationId, email, ttlMs / 1000, organizationId, email, ttlMs / 1000],
+  );
+  if (!row) return null;
+  return {
+    email: row.email,
+    domain: row.domain,
+    result: row.result,
+    reason: row.reason,
+    mxHost: row.mx_host,
+    isCatchAll: row.is_catch_all,
+    checkedAt: date(row.checked_at),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Bodies of the verification job routes, shared by `/api/verification` (session) and
+ * `/api/external/verification` (API key): each route file declares its own contract and auth, then calls one of these.
+ */
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Context } from 'hono';
+import type { verificationWorkflow } from '../../../workflows/verification.ts';
+import { createVerificationJob, deleteVerificationJob, getJob, pageResults, viewJob } from '../../db/repos/verification.ts';
+import { VERIFICATION_STAGES, type VerificationMethod } from '../../domain/verification.ts';
+import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
+import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
+import type { AppEnv } from '../env.ts';
+import { streamJob } from '../job-stream.ts';
+import { invalidState } from '../errors.ts';
+import { organizationId } from '../middleware/session.ts';
+import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
+import { type DecisionInputSchema, toJobDto, toResultDto } from '../schemas/verification.ts';
+import type { z } from '@hono/zod-openapi';
+
+/** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
+export async function startVerificationJob(c: Context<AppEnv>, input: { listId: string; verificationMethod: VerificationMethod }) {
+  const orgId = organizationId(c);
+  const { config, temporal } = c.var.deps;
+  const created = await createVerificationJob(c.var.em, orgId, input.listId, input.verificationMethod);
+  const { job } = created;
+  try {
+    await temporal.workflow.start<typeof verificationWorkflow>('verificationWorkflow', {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowId: workflowId('verification', job.id),
+      args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: config.VERIFICATION_DECISION_TIMEOUT }],
+      typedSearchAttributes: jobSearchAttributes('verification', orgId, input.listId),
+    });
+  } catch (error) {
+    // Without its workflow the job would block the list forever.
+    await deleteVerificationJob(c.var.em.fork(), job.id);
+    throw error;
+  }
+  return toJobDto(created);
+}
+
+export async function verificationJobDto(c: Context<AppEnv>, jobId: string) {
+  return toJobDto(await viewJob(c.var.em, organizationId(c), jobId));
+}
+
+export async function pageResultDtos(c: Context<AppEnv>, jobId: string, query: PageQuery & { result?: Parameters<typeof pageResults>[2] }) {
+  const job = await getJob(c.var.em, organizationId(c), jobId);
+  const { rows, total } = await pageResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
+  return paginated(rows.map(toResultDto), total, query);
+}
+
+/** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */
+async function rejectedStage(c: Context<AppEnv>, error: unknown, jobId: string): Promise<string> {
+  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === INVALID_STATE_FAILURE) {
+    const [stage] = cause.details ?? [];
+    if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
+  }
+  return (await getJob(c.var.em.fork(), organizationId(c), jobId)).verificationStage;
+}
+
+export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, decision: z.infer<typeof DecisionInputSchema>) {
+  const job = await getJob(c.var.em, organizationId(c), jobId);
+  const refuse = (stage: string) =>
+    invalidState(`A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`, stage);
+  if (job.verificationStage !== 'awaiting_decision') throw refuse(job.verificationStage);
+  const handle = c.var.deps.temporal.workflow.getHandle(workflowId('verification', job.id));
+  try {
+    // The update returns once the decision and the new stage are stored, so a GET right after shows them.
+    return await handle.executeUpdate(decisionUpdate, { args: [decision] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+      throw refuse(await rejectedStage(c, error, job.id));
+    }
+    throw error;
+  }
+}
+
+/** `GET …/jobs/{jobId}/events`: the job live over SSE; each read is a fresh EntityManager, never a cached entity. */
+export async function streamVerificationJob(c: Context<AppEnv>, jobId: string) {
+  const orgId = organizationId(c);
+  return streamJob(c, `verification:${jobId}`, async () => {
+    const dto = toJobDto(await viewJob(c.var.em.fork(), orgId, jobId));
+    return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
+  });
+}

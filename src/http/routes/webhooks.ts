@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { z } from '@hono/zod-openapi';
+import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints } from '../../db/repos/webhook-endpoints.ts';
+import { assertDeliverableUrl, WebhookUrlError } from '../../webhooks/address-guard.ts';
+import { webhookSecretContext } from '../../webhooks/secret.ts';
+import { ApiError } from '../errors.ts';
+import { organizationId } from '../middleware/session.ts';
+import { createRouter, sessionOrKeyRoute } from '../router.ts';
+import { uuidParam } from '../schemas/common.ts';
+import { toEndpointDto, WebhookEndpointCreatedSchema, WebhookEndpointInputSchema, WebhookEndpointSchema } from '../schemas/webhook.ts';
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+/** `/api/webhooks`: endpoint management, by session or by a key with `webhooks:write` (CONTRACT §9.3). */
+export const webhookRoutes = createRouter()
+  .openapi(
+    sessionOrKeyRoute('webhooks:write', {
+      method: 'post',
+      path: '/',
+      tags: ['webhooks'],
+      summary: 'Register a webhook endpoint',
+      description:
+        'The URL must be https:// (unless WEBHOOK_ALLOW_INSECURE) and must not resolve to a loopback or private address (unless WEBHOOK_ALLOW_PRIVATE); link-local and metadata addresses are always refused. The `secret` appears in this response only.',
+      request: { body: { required: true, ...json(WebhookEndpointInputSchema) } },
+      responses: { 201: { description: 'Registered', ...json(WebhookEndpointCreatedSchema) } },
+      errors: ['validation_error'],
+    }),
+    async (c) => {
+      const input = c.req.valid('json');
+      const { config } = c.var.deps;
+      try {
+        await assertDeliverableUrl(input.url, { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+      } catch (error) {
+        if (!(error instanceof WebhookUrlError)) throw error;
+        throw new ApiError('validation_error', 'Invalid webhook URL', [{ path: 'json.url', message: error.message }]);
+      }
+      const orgId = organizationId(c);
+      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      const box = secretBoxFromConfig(config);
+      // The id is not known before insert, so the seal is bound to the organization (a copied row cannot be read elsewhere).
+      const endpoint = await createEndpoint(c.var.em, {
+        organizationId: orgId,
+        url: input.url,
+        events: input.events,
+        description: input.description ?? null,
+        secretCiphertext: box.encrypt(secret, webhookSecretContext(orgId)),
+      });
+      return c.json({ ...toEndpointDto(endpoint), secret }, 201);
+    },
+  )
+  .openapi(
+    sessionOrKeyRoute('webhooks:write', {
+      method: 'get',
+      path: '/',
+      tags: ['webhooks'],
+      summary: 'Webhook endpoints of the organization, newest first (never their secrets)',
+      responses: { 200: { description: 'Endpoints', ...json(z.object({ data: z.array(WebhookEndpointSchema) })) } },
+    }),
+    async (c) => c.json({ data: (await listEndpoints(c.var.em, organizationId(c))).map(toEndpointDto) }, 200),
+  )
+  .openapi(
+    sessionOrKeyRoute('webhooks:write', {
+      method: 'delete',
+      path: '/{id}',
+      tags: ['webhooks'],
+      summary: 'Remove a webhook endpoint',
+      request: { params: uuidParam('id') },
+      responses: { 204: { description: 'Removed' } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      await deleteEndpoint(c.var.em, await getEndpoint(c.var.em, organizationId(c), c.req.valid('param').id));
+      return c.body(null, 204);
+    },
+  );
