@@ -33,7 +33,7 @@ describe('POST /api/external/verify', () => {
       reason: expect.stringMatching(/^250/),
       domain: 'good.test',
       mxHost: 'mx1.good.test',
-      mxProvider: null,
+      mxProvider: 'other',
       isCatchAll: false,
       checkedAt: expect.any(String),
       cached: false,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { CheckRecord } from '../../db/repos/verify-cache.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
-import { providerOfHost } from '../../domain/mx-provider.ts';
+import { MX_PROVIDERS, providerOfHost } from '../../domain/mx-provider.ts';
 import { Timestamp } from './common.ts';
 
 export const VerifyInputSchema = z
@@ -19,7 +19,7 @@ export const VerifyResultSchema = z
     reason: z.string().nullable(),
     domain: z.string(),
     mxHost: z.string().nullable(),
-    mxProvider: z.string().nullable().openapi({ description: 'Known mailbox provider behind the MX host (google, microsoft, ...)' }),
+    mxProvider: z.enum(MX_PROVIDERS).nullable().openapi({ description: 'Mail provider behind the MX host (`other` when not a known one); null when no SMTP was attempted' }),
     isCatchAll: z.boolean().nullable(),
     checkedAt: Timestamp,
     cached: z.boolean().openapi({ description: "true when the address's own result came from an earlier check by this organization" }),
