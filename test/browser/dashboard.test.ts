@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
-import { call, DASHBOARD_HTML, expectStatus, openDashboard, type Outcome, scriptVisibleCookies, submitUpload } from '../support/dashboard-page.ts';
+import { call, DASHBOARD_HTML, expectStatus, openDashboard, type Outcome, scriptVisibleCookies, submitUpload, watchEvents } from '../support/dashboard-page.ts';
 import type { Harness } from '../support/harness.ts';
 import { type MailWorld, standardWorld, startMailWorld } from '../support/mail-world/index.ts';
 import { type PageServer, servePage } from '../support/page-server.ts';
@@ -73,7 +73,7 @@ describe('the dashboard in Chromium, on an allowed origin', () => {
     expect(await page.locator('#log').textContent()).toContain('GET /api/auth/me -> 200');
   });
 
-  it('creates a list, adds leads and runs an SMTP verification job to completion', { timeout: 120_000 }, async () => {
+  it('creates a list, adds leads and follows an SMTP verification job to completion over SSE', { timeout: 120_000 }, async () => {
     const list = expectStatus(await post('/api/lists', { name: 'Browser prospects' }), 201);
     const emails = { 'user0@good.test': 'Valid', 'nobody0@good.test': 'Invalid', 'user0@catchall.test': 'Catch-All', 'user0@nxdomain.test': 'Invalid' };
     const leads = Object.keys(emails).map((address, i) => ({ email: address, firstName: `Lead ${i}` }));
@@ -82,6 +82,10 @@ describe('the dashboard in Chromium, on an allowed origin', () => {
 
     const job = expectStatus(await post('/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_only' }), 201);
     expect(job).toMatchObject({ listId: list.id, totalEmails: 4, verificationStage: 'smtp_verifying' });
+    // The page follows the job live over SSE from its own origin, as the dashboard does.
+    const events = await watchEvents(page, `/api/verification/jobs/${job.id}/events`);
+    expect(events[0]!.type).toBe('stage');
+    expect(events.at(-1)).toEqual({ type: 'stage', stage: 'completed' });
     const done = await pollPage(`/api/verification/jobs/${job.id}`, (j) => j.verificationStage === 'completed');
     expect(done).toMatchObject({ processedEmails: 4, smtpValidCount: 1, smtpInvalidCount: 2, smtpCatchAllCount: 1, smtpUnknownCount: 0 });
 

@@ -39,6 +39,25 @@ export const DASHBOARD_HTML = `<!doctype html>
       return outcome;
     };
     window.upload = () => window.api('POST', '/api/scrape/jobs', new FormData(document.getElementById('upload')));
+    // Live progress as a dashboard follows it: EventSource with the session cookie, closed after a terminal stage.
+    window.watch = (path) => new Promise((resolve) => {
+      const seen = [];
+      const source = new EventSource(API + path, { withCredentials: true });
+      const record = (type) => (event) => {
+        const job = JSON.parse(event.data);
+        const stage = job.verificationStage ?? job.status;
+        seen.push({ type, stage });
+        if (stage === 'completed' || stage === 'failed') {
+          source.close();
+          resolve(seen);
+        }
+      };
+      source.addEventListener('stage', record('stage'));
+      source.addEventListener('progress', record('progress'));
+      source.onerror = () => {
+        if (source.readyState === EventSource.CLOSED) resolve([...seen, { type: 'error' }]);
+      };
+    });
   </script>
 </body>
 </html>`;
@@ -47,6 +66,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 interface DashboardGlobals {
   api(method: string, path: string, body?: unknown): Promise<Outcome>;
   upload(): Promise<Outcome>;
+  watch(path: string): Promise<Array<{ type: string; stage?: string }>>;
 }
 
 /** Opens the dashboard page served at `pageOrigin`, talking to the app at `apiOrigin`. */
@@ -63,6 +83,11 @@ export function call(page: Page, method: string, path: string, body?: unknown): 
 /** Submits the page's upload form (whatever file and name were put into it) as `new FormData(form)`. */
 export function submitUpload(page: Page): Promise<Outcome> {
   return page.evaluate(() => (globalThis as unknown as DashboardGlobals).upload());
+}
+
+/** The stage and progress messages the page's EventSource received until the job's terminal stage. */
+export function watchEvents(page: Page, path: string): Promise<Array<{ type: string; stage?: string }>> {
+  return page.evaluate((p) => (globalThis as unknown as DashboardGlobals).watch(p), path);
 }
 
 /** `document.cookie` as the page's own script reads it. */
