@@ -27,7 +27,7 @@ function socketAddress(c: Context<AppEnv>): string | undefined {
   }
 }
 
-export function addressKey(address: string): string {
+function addressKey(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
   if (!isIPv6(address)) return address;

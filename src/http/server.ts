@@ -20,7 +20,7 @@ export function listen(fetch: (req: Request) => Response | Promise<Response>, op
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
 
-export function answerClientError(err: ParserError, socket: Duplex) {
+function answerClientError(err: ParserError, socket: Duplex) {
   // A client that went away, or one too slow to send its request, is not waiting for an answer.
   if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
     socket.destroy();
