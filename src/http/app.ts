@@ -3,7 +3,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { errorBody } from './errors.ts';
 import { withLogContext } from '../log.ts';
 import { handleError } from './error-handler.ts';
 import { createAppMetrics } from './metrics.ts';
@@ -114,7 +115,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', docsRoutes);
 
   app.notFound((c) =>
-    c.json(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404),
+    c.json(errorBody(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`)), 404),
   );
   app.onError(handleError);
   return app;

@@ -1,7 +1,7 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 export interface UploadedFile {
   fileName: string;

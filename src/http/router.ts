@@ -1,7 +1,8 @@
 import { OpenAPIHono, type RouteConfig, createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Scope } from './env.ts';
-import { ApiError, type ErrorCode, errorResponses } from './errors.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import { errorResponses } from './errors.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requireSession } from './middleware/session.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { estimateCredits, type EnrichmentField } from '../../domain/enrichment.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { EnrichmentJob } from '../entities/index.ts';
 import type { IEnrichmentJob } from '../entities/enrichment-job.ts';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LeadSource } from '../../domain/lead.ts';
-import { notFound } from '../../http/errors.ts';
-import type { LeadInput } from '../../http/schemas/lead.ts';
+import { notFound } from '../../errors.ts';
+import type { LeadInput } from '../../domain/lead-input.ts';
 import { newId } from '../entities/common.ts';
 import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ScrapeInputType, ScrapeJobStatus } from '../../domain/scrape.ts';
-import { invalidState, notFound } from '../../http/errors.ts';
+import { invalidState, notFound } from '../../errors.ts';
 import { ScrapeJob } from '../entities/index.ts';
 import type { IScrapeJob } from '../entities/scrape-job.ts';
 

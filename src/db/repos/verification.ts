@@ -8,7 +8,7 @@ import {
   type VerificationMethod,
   type VerificationStage,
 } from '../../domain/verification.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../errors.ts';
 import { VerificationJob } from '../entities/index.ts';
 import type { IVerificationJob } from '../entities/verification-job.ts';
 

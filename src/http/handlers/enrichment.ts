@@ -15,7 +15,7 @@ import { log } from '../../log.ts';
 import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
 import type { AppEnv } from '../env.ts';
 import { streamJob } from '../job-stream.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { type BulkEnrichRequestSchema, toBulkJobDto } from '../schemas/enrichment.ts';
 import type { z } from '@hono/zod-openapi';

@@ -12,7 +12,7 @@ import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
 import type { AppEnv } from '../env.ts';
 import { streamJob } from '../job-stream.ts';
-import { invalidState } from '../errors.ts';
+import { invalidState } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
 import { type DecisionInputSchema, toJobDto, toResultDto } from '../schemas/verification.ts';

@@ -9,7 +9,7 @@ import { applyCredits } from '../../db/repos/credits.ts';
 import { clientAddress } from '../client-address.ts';
 import { enforceRateLimit } from '../middleware/rate-limit.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
 import { Timestamp } from '../schemas/common.ts';
 

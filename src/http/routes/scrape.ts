@@ -22,7 +22,7 @@ import { pauseScrapeSignal, resumeScrapeSignal } from '../../temporal/scrape-mes
 import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
 import type { scrapeWorkflow } from '../../../workflows/scrape.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';

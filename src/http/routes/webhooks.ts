@@ -4,7 +4,7 @@ import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints } from '../../db/repos/webhook-endpoints.ts';
 import { assertDeliverableUrl, WebhookUrlError } from '../../webhooks/address-guard.ts';
 import { webhookSecretContext } from '../../webhooks/secret.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionOrKeyRoute } from '../router.ts';
 import { uuidParam } from '../schemas/common.ts';
