@@ -38,8 +38,8 @@ import {
   ScrapeSyncResultSchema,
   ScrapeUploadFieldsSchema,
   toScrapeItemDto,
-  toScrapeJobDto,
 } from '../schemas/scrape.ts';
+import { toScrapeJobDto } from '../../jobs/views.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
