@@ -85,6 +85,7 @@ export const scrapeRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       tags: ['scrape'],
       summary: 'Upload a CSV of companies, names or domains and start a scrape job',
       description:
