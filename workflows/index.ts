@@ -4,3 +4,4 @@ export * from './scrape.ts';
 export * from './verification.ts';
 export * from './verify-single.ts';
 export * from './webhook-delivery.ts';
+export * from './maintenance.ts';
