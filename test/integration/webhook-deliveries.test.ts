@@ -108,6 +108,33 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     expect((await deliveriesOf(agent, elsewhere.id)).data).toEqual([]);
   });
 
+  it('sends each state a job reaches to endpoints subscribed with *: awaiting_decision, then completed; scrape.completed', async () => {
+    const { agent } = await h.signup();
+    const path = newPath();
+    const endpoint = await register(agent, path, ['*']);
+    const listId = await listWithEmails(agent, [`someone@${MAIL.catchAll}`]);
+    const job = await startJob(agent, listId, 'smtp_api_fallback');
+    await waitForJob(agent, job.id, (j) => j.verificationStage === 'awaiting_decision');
+    const types = async () => receiver.to(path).map((w) => JSON.parse(w.body));
+    const [awaiting] = await eventually(types, (events) => events.length === 1);
+    expect(awaiting).toMatchObject({ type: 'verification.awaiting_decision', data: { job: { id: job.id, verificationStage: 'awaiting_decision', smtpCatchAllCount: 1 } } });
+    expect((await agent.post(`/api/verification/jobs/${job.id}/decision`, { decision: 'accept_current' })).status).toBe(200);
+    await eventually(types, (events) => events.length === 2);
+
+    const form = new FormData();
+    form.append('file', new Blob(['company\nNobody Knows Inc\n'], { type: 'text/csv' }), 'companies.csv');
+    const scrape = await agent.post('/api/scrape/jobs', form);
+    expect(scrape.status).toBe(201);
+    const events = await eventually(types, (all) => all.length === 3, 90_000);
+    expect(events.map((e) => e.type)).toEqual(['verification.awaiting_decision', 'verification.completed', 'scrape.completed']);
+    expect(events[1].data.job).toMatchObject({ id: job.id, verificationStage: 'completed', userDecision: 'accept_current' });
+    expect(events[2].data.job).toEqual({ ...(await agent.get(`/api/scrape/jobs/${scrape.body.job.id}`)).body, items: undefined });
+    expect(events[2].data.job).not.toHaveProperty('items');
+    const log = await deliveriesOf(agent, endpoint.id);
+    expect(log.total).toBe(3);
+    expect(log.data.map((d: { type: string }) => d.type)).toEqual(['scrape.completed', 'verification.completed', 'verification.awaiting_decision']);
+  });
+
   it('retries after 500s with the same webhook-id, recording each attempt and when the next is due', async () => {
     const { agent } = await h.signup();
     const path = newPath();
@@ -161,9 +188,10 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     const [listed] = (await agent.get('/api/webhooks')).body.data;
     expect(listed.disabledAt).toEqual(expect.any(String));
 
+    // A second endpoint witnesses the next event: its delivery is created by the same step that skips the disabled one.
+    const witness = await register(agent, newPath(), ['*']);
     await completedVerification(agent);
-    const [{ n }] = await h.sql(`select count(*)::int as n from webhook_event where organization_id = (select organization_id from webhook_endpoint where id = ?)`, [endpoint.id]);
-    expect(n).toBe(2);
+    await eventually(() => deliveriesOf(agent, witness.id), (page) => page.total === 1);
     expect((await deliveriesOf(agent, endpoint.id)).total).toBe(1);
     const refused = expectError(await agent.post(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`), 409, 'invalid_state');
     expect(refused.details.currentState).toBe('disabled');
