@@ -135,6 +135,20 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     expect(log.data.map((d: { type: string }) => d.type)).toEqual(['scrape.completed', 'verification.completed', 'verification.awaiting_decision']);
   });
 
+  it('sends verification.failed when the job fails (here: its workflow cancelled by an operator)', async () => {
+    const { agent } = await h.signup();
+    const path = newPath();
+    await register(agent, path, ['verification.failed', 'verification.completed']);
+    const listId = await listWithEmails(agent, [`someone@${MAIL.catchAll}`]);
+    const job = await startJob(agent, listId, 'smtp_api_fallback');
+    await waitForJob(agent, job.id, (j) => j.verificationStage === 'awaiting_decision');
+    // An operator cancels the workflow while it waits for the decision: the job fails.
+    await h.temporal.workflow.getHandle(`verification-${job.id}`).cancel();
+    const failed = await waitForJob(agent, job.id, (j) => j.verificationStage === 'failed');
+    const [event] = await eventually(async () => receiver.to(path).map((w) => JSON.parse(w.body)), (events) => events.length === 1);
+    expect(event).toMatchObject({ type: 'verification.failed', data: { job: { ...failed, failureReason: 'cancelled by an operator' } } });
+  });
+
   it('retries after 500s with the same webhook-id, recording each attempt and when the next is due', async () => {
     const { agent } = await h.signup();
     const path = newPath();
