@@ -20,6 +20,8 @@ export interface AttemptInput {
   deliveryId: string;
   /** The wait before the next attempt should this one fail; null when this is the last. */
   waitMs: number | null;
+  /** Asked for by the retry route: sent whatever the delivery's status (a concurrent attempt may have settled it since). */
+  manual: boolean;
 }
 
 /** Webhook events and deliveries (CONTRACT §9.3). */
@@ -62,10 +64,10 @@ export function webhookActivities({ config, orm }: ActivityDeps) {
     },
 
     /** One attempt of a pending delivery; `settled` when nothing more is to be tried. */
-    async attemptWebhookDelivery({ deliveryId, waitMs }: AttemptInput): Promise<{ settled: boolean }> {
+    async attemptWebhookDelivery({ deliveryId, waitMs, manual }: AttemptInput): Promise<{ settled: boolean }> {
       const em = orm.em.fork();
       const target = await deliveryTarget(em, deliveryId);
-      if (!target || target.status !== 'pending') return { settled: true };
+      if (!target || (target.status !== 'pending' && !manual)) return { settled: true };
       if (target.endpointDisabled) {
         await recordAttempt(em, deliveryId, { status: 'failed', statusCode: null, error: 'the endpoint is disabled', nextAttemptAt: null, attempted: false });
         return { settled: true };

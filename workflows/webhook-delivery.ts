@@ -20,9 +20,12 @@ export async function webhookDeliveryWorkflow({ deliveryId, schedule }: Delivery
   });
   const startedAt = workflowInfo().startTime.getTime();
   for (let attempt = 1; ; attempt++) {
+    const manual = retryNow;
     retryNow = false;
     const waitMs = waitAfter(schedule, attempt, Date.now() - startedAt);
-    const { settled } = await attemptWebhookDelivery({ deliveryId, waitMs });
+    const { settled } = await attemptWebhookDelivery({ deliveryId, waitMs, manual });
+    // A manual retry that came during this attempt is honoured whatever the attempt recorded.
+    if (retryNow) continue;
     if (settled || waitMs === null) return;
     await condition(() => retryNow, waitMs);
   }

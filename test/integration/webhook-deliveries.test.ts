@@ -235,6 +235,21 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     expectError(await agent.get(`/api/webhooks/${endpoint.id}/deliveries?limit=0`), 400, 'validation_error');
   });
 
+  it('honours a manual retry that comes while an attempt is still waiting for its answer', async () => {
+    const { agent } = await h.signup();
+    const path = newPath();
+    receiver.reply(path, { status: 200, afterMs: 1000 });
+    const endpoint = await register(agent, path, ['verification.completed']);
+    await completedVerification(agent);
+    await eventually(async () => receiver.to(path).length, (n) => n === 1);
+    const [delivery] = (await deliveriesOf(agent, endpoint.id)).data;
+    // The first attempt is in flight and about to succeed; the retry must still send once more.
+    expect((await agent.post(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`)).status).toBe(202);
+    const done = await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0].attempts === 2 && page.data[0].status !== 'pending');
+    expect(done.data[0]).toMatchObject({ status: 'succeeded', lastStatusCode: 200 });
+    expect(receiver.to(path).map((w) => w.headers['webhook-id'])).toEqual([delivery.eventId, delivery.eventId]);
+  });
+
   it('checks the address again at every delivery: a loopback receiver is refused with a clear lastError, then the delivery fails', async () => {
     const { agent } = await strict.signup();
     const { key } = await createKey(agent, ['webhooks:write']);

@@ -8,8 +8,8 @@ export interface ReceivedWebhook {
   body: string;
 }
 
-/** What the receiver does with a request: answer with a status, or never answer (a hung receiver). */
-export type Reply = number | 'hang';
+/** What the receiver does with a request: answer with a status (at once or after a delay), or never (a hung receiver). */
+export type Reply = number | 'hang' | { status: number; afterMs: number };
 
 /**
  * A webhook receiver on loopback (node:http): records every request and answers each with the next reply scripted
@@ -25,8 +25,10 @@ export async function startWebhookReceiver() {
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const reply = scripts.get(req.url ?? '')?.shift() ?? 200;
+      const answer = (status: number) => res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
       if (reply === 'hang') hung.push(res);
-      else res.writeHead(reply, { 'content-type': 'text/plain' }).end('ok');
+      else if (typeof reply === 'number') answer(reply);
+      else setTimeout(() => answer(reply.status), reply.afterMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
