@@ -8,6 +8,7 @@ import { startHotPath } from './hot-path.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { startTracing } from './temporal/tracing.ts';
+import { ensureMaintenance } from './temporal/maintenance.ts';
 import { createWorker } from './temporal/worker.ts';
 
 /** ROLE=all runs the API and the worker in one process; api and worker run them apart. */
@@ -47,10 +48,14 @@ async function main() {
     const { worker, connection } = await createWorker(config, createActivityDeps(config, orm), { plugins });
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+    const client = createTemporalClient(config, plugins);
+    // Not awaited: housekeeping must not hold up the worker; a failure is logged and the next worker start tries again.
+    ensureMaintenance(client, config).catch((error: unknown) => log.warn('housekeeping workflow not started', { error: String(error) }));
     stops.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
+      await client.connection.close();
     });
   }
 

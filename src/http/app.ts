@@ -26,9 +26,7 @@ import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { verificationRoutes } from './routes/verification.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
-
-const isMultipart = (type: string | undefined) =>
-  type?.toLowerCase().startsWith('multipart/form-data') ?? false;
+import { isMultipart } from './multipart.ts';
 
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();

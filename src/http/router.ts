@@ -47,10 +47,19 @@ const IdempotencyHeaders = z.object({
   }),
 });
 
+const ReplayedHeader = {
+  'Idempotency-Replayed': {
+    description: '`true` when this is the stored response to an earlier request with the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+
 /** The idempotency check runs after authentication: keys belong to the caller's organization. */
 function withIdempotency<R extends Plain>(route: R, idempotent: boolean | undefined, auth: MiddlewareHandler<AppEnv>) {
   if (!idempotent) return { route, middleware: [auth] };
-  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders } }, middleware: [auth, idempotency] };
+  // Every stored answer (below 500) may come back as a replay, so each documented response may carry the header.
+  const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, { ...response, headers: ReplayedHeader }]));
+  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders }, responses }, middleware: [auth, idempotency] };
 }
 type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 

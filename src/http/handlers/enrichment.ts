@@ -17,7 +17,8 @@ import type { AppEnv } from '../env.ts';
 import { streamJob } from '../job-stream.ts';
 import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
-import { type BulkEnrichRequestSchema, toBulkJobDto } from '../schemas/enrichment.ts';
+import { toBulkJobDto } from '../../jobs/views.ts';
+import type { BulkEnrichRequestSchema } from '../schemas/enrichment.ts';
 import type { z } from '@hono/zod-openapi';
 
 /** A single enrichment waits this long for its workflow; the activities' own retries fit well within it. */

@@ -15,7 +15,8 @@ import { streamJob } from '../job-stream.ts';
 import { invalidState } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
-import { type DecisionInputSchema, toJobDto, toResultDto } from '../schemas/verification.ts';
+import { toJobDto } from '../../jobs/views.ts';
+import { type DecisionInputSchema, toResultDto } from '../schemas/verification.ts';
 import type { z } from '@hono/zod-openapi';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */

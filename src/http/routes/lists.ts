@@ -112,6 +112,7 @@ export const listRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/{listId}/leads/import',
+      idempotent: true,
       tags: ['leads'],
       summary: 'Import leads from a CSV file (multipart `file`)',
       description:

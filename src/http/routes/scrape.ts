@@ -38,8 +38,8 @@ import {
   ScrapeSyncResultSchema,
   ScrapeUploadFieldsSchema,
   toScrapeItemDto,
-  toScrapeJobDto,
 } from '../schemas/scrape.ts';
+import { toScrapeJobDto } from '../../jobs/views.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
@@ -85,6 +85,7 @@ export const scrapeRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       tags: ['scrape'],
       summary: 'Upload a CSV of companies, names or domains and start a scrape job',
       description:

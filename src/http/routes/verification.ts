@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { allResults, domainStats, getJob, pageJobs, viewJob, viewJobs } from '../../db/repos/verification.ts';
 import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVerificationJob, verificationJobDto } from '../handlers/verification.ts';
+import { toJobDto } from '../../jobs/views.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { iso, offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
@@ -13,7 +14,6 @@ import {
   ResultFilterSchema,
   ResultsQuerySchema,
   toEstimateDto,
-  toJobDto,
   toProgressDto,
   VerificationJobInputSchema,
   VerificationJobSchema,
