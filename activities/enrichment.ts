@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { SecretDecryptionError, secretBoxFromConfig } from '../src/crypto/secret-box.ts';
-import { beginBulkJob, enrichBulkBatch, failBulkJob, type BatchInput, type BatchStep } from '../src/enrichment/bulk.ts';
+import { beginBulkJob, failBulkJob } from '../src/db/repos/enrichment-jobs.ts';
+import { enrichBulkBatch, type BatchInput, type BatchStep } from '../src/enrichment/bulk.ts';
 import type { EnrichmentServices } from '../src/enrichment/services.ts';
 import {
   lookupProfile,

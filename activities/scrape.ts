@@ -11,7 +11,7 @@ import {
 import { requiredColumnsText, type ScrapeInputType, type ScrapeJobStatus } from '../src/domain/scrape.ts';
 import { buildProfileSearchQuery, pickProfileHit } from '../src/domain/search-query.ts';
 import { ProviderRequestError } from '../src/providers/errors.ts';
-import { Semaphore } from '../src/smtp/limits.ts';
+import { Semaphore } from '../src/concurrency.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { log } from '../src/log.ts';

@@ -1,10 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { bulkEnrichmentDto, enrichOne, startBulkEnrichment, streamBulkEnrichment } from '../handlers/enrichment.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
-import { uuidParam } from '../schemas/common.ts';
+import { uuidParam, json } from '../schemas/common.ts';
 import { BulkCreatedSchema, BulkEnrichRequestSchema, BulkJobSchema, EnrichRequestSchema, EnrichResultSchema } from '../schemas/enrichment.ts';
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 /** `/api/external/enrich` and `/api/external/enrichment/bulk`: enrichment for integrations (CONTRACT §9.1). */
 export const externalEnrichmentRoutes = createRouter()

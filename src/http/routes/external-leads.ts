@@ -7,10 +7,9 @@ import { phoneForLookup } from '../../domain/phone-lookup.ts';
 import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
-import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
+import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam, json } from '../schemas/common.ts';
 import { type LeadDto, LeadFilterSchema, LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const LeadParams = uuidParam('leadId');
 
 const LeadLookupSchema = PageQuerySchema.extend(LeadFilterSchema.shape).extend({

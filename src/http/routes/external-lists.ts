@@ -1,12 +1,10 @@
-import type { z } from '@hono/zod-openapi';
 import { addLeadsToList, createListDto, deleteListOf, getListDto, pageListDtos, pageListLeadDtos, updateListDto } from '../handlers/lists.ts';
 import { organizationId } from '../middleware/session.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
-import { pageOf, PageQuerySchema, uuidParam } from '../schemas/common.ts';
+import { pageOf, PageQuerySchema, uuidParam, json } from '../schemas/common.ts';
 import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const ListParams = uuidParam('listId');
 
 /** `/api/external/lists`: the session list routes' behaviour, for an API key's organization. */

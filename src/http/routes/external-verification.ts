@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVerificationJob, verificationJobDto } from '../handlers/verification.ts';
 import { verifyAddress } from '../handlers/verify-address.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
-import { pageOf, uuidParam } from '../schemas/common.ts';
+import { pageOf, uuidParam, json } from '../schemas/common.ts';
 import {
   DecisionInputSchema,
   DecisionResultSchema,
@@ -13,7 +13,6 @@ import {
 } from '../schemas/verification.ts';
 import { VerifyInputSchema, VerifyResultSchema } from '../schemas/verify.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
 
 /** `/api/external/verify` and `/api/external/verification/jobs`: verification for integrations (CONTRACT §9.1). */

@@ -1,11 +1,9 @@
-import type { z } from '@hono/zod-openapi';
 import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
-import { uuidParam } from '../schemas/common.ts';
+import { uuidParam, json } from '../schemas/common.ts';
 import { LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const LeadParams = uuidParam('leadId');
 
 export const leadRoutes = createRouter()

@@ -5,11 +5,10 @@ import { addLeadsToList, createListDto, deleteListOf, getListDto, pageListDtos, 
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { createRouter, sessionRoute } from '../router.ts';
-import { pageOf, PageQuerySchema, uuidParam } from '../schemas/common.ts';
+import { pageOf, PageQuerySchema, uuidParam, json } from '../schemas/common.ts';
 import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const ListParams = uuidParam('listId');
 const ImportResult = z
   .object({

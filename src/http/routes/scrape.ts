@@ -27,7 +27,7 @@ import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
 import { createRouter, pathOfNul, sessionRoute } from '../router.ts';
-import { offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
+import { offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
 import {
   ScrapeCreatedSchema,
   ScrapeDetailQuerySchema,
@@ -41,7 +41,6 @@ import {
 } from '../schemas/scrape.ts';
 import { toScrapeJobDto } from '../../jobs/views.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
 /** Items read per query when streaming a job's items (detail and download). */
 const STREAM_PAGE = 2000;

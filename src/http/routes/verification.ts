@@ -5,7 +5,7 @@ import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVeri
 import { toJobDto } from '../../jobs/views.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
-import { iso, offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
+import { iso, offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
 import {
   CostEstimateSchema,
   DecisionInputSchema,
@@ -21,7 +21,6 @@ import {
   VerificationResultSchema,
 } from '../schemas/verification.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
 const CSV_HEADER = ['email', 'result', 'source', 'reason', 'domain', 'mx_host', 'checked_at'];
 const encoder = new TextEncoder();

@@ -10,7 +10,7 @@ import { webhookSecretContext } from '../../webhooks/secret.ts';
 import { ApiError, invalidState, notFound } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionOrKeyRoute } from '../router.ts';
-import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam } from '../schemas/common.ts';
+import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam, json } from '../schemas/common.ts';
 import {
   toDeliveryDto,
   toEndpointDto,
@@ -19,8 +19,6 @@ import {
   WebhookEndpointInputSchema,
   WebhookEndpointSchema,
 } from '../schemas/webhook.ts';
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 /** `/api/webhooks`: endpoint management, by session or by a key with `webhooks:write` (CONTRACT §9.3). */
 export const webhookRoutes = createRouter()
