@@ -38,8 +38,8 @@ export async function getBulkJob(em: EntityManager, organizationId: string, jobI
   return job;
 }
 
-export async function deleteBulkJob(em: EntityManager, job: IEnrichmentJob): Promise<void> {
-  await em.nativeDelete(EnrichmentJob, { id: job.id });
+export async function deleteBulkJob(em: EntityManager, jobId: string): Promise<void> {
+  await em.nativeDelete(EnrichmentJob, { id: jobId });
 }
 
 /** What one batch of a bulk job works from: the job's own columns and its organization's balance. */

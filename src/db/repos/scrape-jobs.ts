@@ -95,3 +95,8 @@ export async function failScrapeJob(em: EntityManager, jobId: string, reason: st
     'run',
   );
 }
+
+/** A job whose workflow never started: gone with its items. */
+export async function deleteScrapeJob(em: EntityManager, jobId: string): Promise<void> {
+  await em.nativeDelete(ScrapeJob, { id: jobId });
+}
