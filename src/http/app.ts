@@ -14,17 +14,16 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { docsRoutes } from './routes/docs.ts';
-import { enrichmentRoutes } from './routes/enrichment.ts';
-import { externalEnrichmentRoutes } from './routes/external-enrichment.ts';
+import { bulkEnrichmentRoutesFor, enrichmentRoutes, enrichOneRoutesFor } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
-import { externalVerificationRoutes } from './routes/external-verification.ts';
+import { externalVerifyRoutes } from './routes/external-verification.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes, listRoutesFor } from './routes/lists.ts';
 import { keyAudience } from './router.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
-import { verificationRoutes } from './routes/verification.ts';
+import { verificationJobRoutesFor, verificationRoutes } from './routes/verification.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { isMultipart } from './multipart.ts';
 
@@ -87,8 +86,10 @@ export function createApp(deps: AppDeps) {
   app.route('/api/api-keys', apiKeyRoutes);
   app.route('/api/external/lists', listRoutesFor(keyAudience));
   app.route('/api/external/leads', externalLeadRoutes);
-  app.route('/api/external', externalVerificationRoutes);
-  app.route('/api/external', externalEnrichmentRoutes);
+  app.route('/api/external', externalVerifyRoutes);
+  app.route('/api/external/verification', verificationJobRoutesFor(keyAudience));
+  app.route('/api/external', enrichOneRoutesFor(keyAudience));
+  app.route('/api/external/enrichment', bulkEnrichmentRoutesFor(keyAudience));
   app.route('/api/webhooks', webhookRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
