@@ -95,6 +95,11 @@ const schema = z
       return parsed.data;
     }),
     DNS_SERVERS: optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined)),
+    // An empty value turns the checks off (tests whose mail world serves no canary domain).
+    SMTP_CANARY_DOMAINS: z
+      .string()
+      .default('gmail.com,outlook.com,yahoo.com')
+      .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
     // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.

@@ -7,11 +7,12 @@ import type { IScrapeJob } from '../db/entities/scrape-job.ts';
 import type { JobView } from '../db/repos/verification.ts';
 import type { BulkStatus, EnrichmentField, StopReason } from '../domain/enrichment.ts';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
-import { coveragePercentage, type Decision, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
+import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 export interface VerificationJobDto {
+  warnings: JobWarning[];
   id: string;
   listId: string;
   listName: string;
@@ -66,6 +67,7 @@ export function toJobDto({ job, listName, counts }: JobView): VerificationJobDto
     apiUnknownCount: counts.api.Unknown,
     completedAt: iso(job.completedAt),
     failureReason: job.failureReason ?? null,
+    warnings: job.warnings ?? [],
     createdAt: job.createdAt.toISOString(),
     // Results land continuously while the job row itself changes only between stages.
     updatedAt: later(job.updatedAt, counts.lastCheckedAt).toISOString(),

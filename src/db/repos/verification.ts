@@ -79,6 +79,7 @@ export async function createVerificationJob(
       decisionMadeAt: null,
       completedAt: null,
       failureReason: null,
+      warnings: [],
     });
     await tx.flush();
 

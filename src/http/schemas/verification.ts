@@ -5,6 +5,7 @@ import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,
   DECISIONS,
+  JOB_WARNING_CODES,
   RESULT_SOURCES,
   VERIFICATION_METHODS,
   VERIFICATION_STAGES,
@@ -52,6 +53,9 @@ export const VerificationJobSchema = z
     apiUnknownCount: count,
     completedAt: Timestamp.nullable(),
     failureReason: z.string().nullable().openapi({ description: 'Why a `failed` job stopped' }),
+    warnings: z
+      .array(z.object({ code: z.enum(JOB_WARNING_CODES), message: z.string() }))
+      .openapi({ description: 'Conditions of the verifying worker that kept addresses from a verdict' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
