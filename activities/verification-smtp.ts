@@ -85,6 +85,9 @@ const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   reason: o.reason,
   mxHost: o.mxHost,
   mxProvider: o.mxProvider,
+  smtpCode: o.smtpCode,
+  enhancedCode: o.enhancedCode,
+  attempts: o.attempts,
   apiPending: false,
 });
 

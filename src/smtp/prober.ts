@@ -74,6 +74,7 @@ function outcome(
   mxHost: string | null,
   /** The provider of the host SMTP was attempted with; null when none was. */
   mxProvider: MxProvider | null = null,
+  evidence: Evidence = NO_EVIDENCE,
 ): ProbeOutcome {
   return {
     email: entry.email,
@@ -82,19 +83,30 @@ function outcome(
     reason: reason + describeFlags(entry.flags),
     mxHost,
     mxProvider: mxHost ? providerOfHost(mxHost) : mxProvider,
+    ...evidence,
     flags: entry.flags,
   };
 }
 
+type Evidence = Pick<ProbeOutcome, 'smtpCode' | 'enhancedCode' | 'attempts'>;
+const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0 };
+
+/** What a finding proves: its reply's codes and the attempts behind it (a failure was one attempt at least). */
+function evidenceOf(finding: AddressFinding): Evidence {
+  if (finding.kind === 'failure') return { smtpCode: null, enhancedCode: null, attempts: 1 };
+  return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts };
+}
+
 function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxProvider): ProbeOutcome {
+  const evidence = evidenceOf(finding);
   if (finding.kind === 'failure')
-    return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host, provider);
+    return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host, provider, evidence);
   const reply = formatReply(finding.reply);
   switch (finding.class) {
     case 'accepted':
-      return outcome(entry, 'Valid', 'smtp', reply, finding.host);
+      return outcome(entry, 'Valid', 'smtp', reply, finding.host, provider, evidence);
     case 'mailbox-unknown':
-      return outcome(entry, 'Invalid', 'smtp', reply, finding.host);
+      return outcome(entry, 'Invalid', 'smtp', reply, finding.host, provider, evidence);
     case 'temporary':
       return outcome(
         entry,
@@ -102,13 +114,15 @@ function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxPro
         'smtp',
         `${reply} (still deferred after ${finding.attempts} attempts)`,
         finding.host,
+        provider,
+        evidence,
       );
     default:
-      return outcome(entry, 'Unknown', 'smtp', reply, finding.host);
+      return outcome(entry, 'Unknown', 'smtp', reply, finding.host, provider, evidence);
   }
 }
 
-function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxProvider): ProbeOutcome {
+function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxProvider, finding: AddressFinding | undefined): ProbeOutcome {
   return outcome(
     entry,
     'Catch-All',
@@ -116,6 +130,7 @@ function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxPro
     `catch-all: a random address was accepted (${verdict.reason})`,
     verdict.host,
     provider,
+    finding ? evidenceOf(finding) : NO_EVIDENCE,
   );
 }
 
@@ -296,7 +311,7 @@ export class SmtpProber {
     for (const address of indicesByAddress.keys()) {
       const finding = result.findings.get(address);
       if (result.catchAll.value === true)
-        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider));
+        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
       else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
     }
     return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);

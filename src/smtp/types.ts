@@ -24,6 +24,12 @@ export interface ProbeOutcome {
   mxHost: string | null;
   /** Mail provider of that host (or of the domain's first MX when none answered); null without SMTP. */
   mxProvider: MxProvider | null;
+  /** Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt); null without one. */
+  smtpCode: number | null;
+  /** That reply's RFC 3463 code (`5.1.1`), null when it had none. */
+  enhancedCode: string | null;
+  /** SMTP attempts made for the address (0 when none). */
+  attempts: number;
   flags: EmailFlags;
 }
 

@@ -292,12 +292,23 @@ describe('smtp_only', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="verification-/);
     const lines = csv.text.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at');
+    expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts');
     expect(lines).toHaveLength(rows.length + 1);
     const catchAllRow = rows.find((r) => r.email === knownAddress('catchall.test', 0));
     const catchAllLine = lines.find((l) => l.startsWith(`${catchAllRow.email},`));
     expect(catchAllLine).toMatch(/^user0@catchall\.test,Catch-All,smtp,"?catch-all: /);
-    expect(catchAllLine?.endsWith(`,catchall.test,mx.catchall.test,${catchAllRow.checkedAt}`)).toBe(true);
+    // The domain's random address decided: the address itself was never asked, so it carries no reply of its own.
+    expect(catchAllLine?.endsWith(`,catchall.test,mx.catchall.test,${catchAllRow.checkedAt},other,,,0`)).toBe(true);
+
+    // The evidence behind each verdict (CONTRACT §10): the deciding reply's codes and the attempts made.
+    const byEmail = new Map(rows.map((r) => [r.email, r]));
+    expect(byEmail.get(knownAddress('good.test', 0))).toMatchObject({ result: 'Valid', smtpCode: 250, attempts: 1, mxProvider: 'other' });
+    expect(byEmail.get(unknownAddress('good.test', 0))).toMatchObject({ result: 'Invalid', smtpCode: 550, enhancedCode: '5.1.1', attempts: 1 });
+    // Greylisted once: the second attempt decided.
+    expect(byEmail.get(knownAddress('greylist.test', 0))).toMatchObject({ result: 'Valid', smtpCode: 250, attempts: 2 });
+    expect(byEmail.get(knownAddress('blocked.test', 0))).toMatchObject({ result: 'Unknown', smtpCode: 550, enhancedCode: '5.7.1', attempts: 1 });
+    // Decided by DNS alone: no SMTP, no evidence of it.
+    expect(byEmail.get(knownAddress('nomail.test', 0))).toMatchObject({ result: 'Invalid', smtpCode: null, enhancedCode: null, attempts: 0, mxProvider: null });
     const invalidOnly = await agent.get(`/api/verification/jobs/${job.id}/results/download?result=Invalid`);
     expect(invalidOnly.text.trimEnd().split('\r\n')).toHaveLength(count('Invalid') + 1);
 

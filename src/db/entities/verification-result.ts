@@ -42,6 +42,10 @@ export const VerificationResult = defineEntity({
     reason: p.text().nullable(),
     mxHost: p.string().length(253).nullable(),
     mxProvider: p.enum(MX_PROVIDERS).nullable(),
+    /** The reply that decided the address (CONTRACT §10): its code, its RFC 3463 code, and the SMTP attempts made. */
+    smtpCode: p.integer().nullable(),
+    enhancedCode: p.string().length(16).nullable(),
+    attempts: p.integer().default(0),
     checkedAt: p.datetime().nullable(),
   },
 });

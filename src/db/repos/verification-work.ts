@@ -108,6 +108,10 @@ export interface SmtpOutcomeRow {
   reason: string | null;
   mxHost: string | null;
   mxProvider: MxProvider | null;
+  /** Evidence of the SMTP answer (CONTRACT §10); absent when no SMTP was attempted. */
+  smtpCode?: number | null;
+  enhancedCode?: string | null;
+  attempts?: number;
   apiPending: boolean;
 }
 
@@ -124,14 +128,18 @@ export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[
     reason: r.reason,
     mx_host: r.mxHost,
     mx_provider: r.mxProvider,
+    smtp_code: r.smtpCode ?? null,
+    enhanced_code: r.enhancedCode ?? null,
+    attempts: r.attempts ?? 0,
     api_pending: r.apiPending,
   }));
   const res = await em.execute<QueryResult>(
     `update verification_result r set
        smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
+       smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = v.attempts,
        api_status = case when v.api_pending then 'pending' end,
        smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, api_pending boolean)
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, api_pending boolean)
      where r.id = v.id and r.smtp_checked_at is null`,
     [JSON.stringify(payload)],
     'run',

@@ -286,6 +286,9 @@ export interface ResultRow {
   domain: string;
   mxHost: string | null;
   mxProvider: MxProvider | null;
+  smtpCode: number | null;
+  enhancedCode: string | null;
+  attempts: number;
   checkedAt: Date | null;
 }
 
@@ -297,6 +300,9 @@ const toResultRow = (r: Record<string, unknown>): ResultRow => ({
   domain: r.domain as string,
   mxHost: (r.mx_host as string | null) ?? null,
   mxProvider: (r.mx_provider as MxProvider | null) ?? null,
+  smtpCode: (r.smtp_code as number | null) ?? null,
+  enhancedCode: (r.enhanced_code as string | null) ?? null,
+  attempts: Number(r.attempts ?? 0),
   checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
 });
 
@@ -315,7 +321,7 @@ export async function pageResults(
     params,
   );
   const rows = await em.execute(
-    `select email, result, source, reason, domain, mx_host, mx_provider, checked_at from verification_result
+    `select email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at from verification_result
      where job_id = ?${filter} order by email limit ? offset ?`,
     [...params, limit, offset],
   );
@@ -333,7 +339,7 @@ export async function* allResults(
   for (;;) {
     const filter = result ? ` and result = ?` : '';
     const rows = await em.execute(
-      `select email, result, source, reason, domain, mx_host, mx_provider, checked_at from verification_result
+      `select email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at from verification_result
        where job_id = ? and email > ?${filter} order by email limit ?`,
       [jobId, after, ...(result ? [result] : []), pageSize],
     );

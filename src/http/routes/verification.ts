@@ -28,7 +28,19 @@ import {
 } from '../schemas/verification.ts';
 
 const JobParams = uuidParam('jobId');
-const CSV_HEADER = ['email', 'result', 'source', 'reason', 'domain', 'mx_host', 'checked_at'];
+const CSV_HEADER = [
+  'email',
+  'result',
+  'source',
+  'reason',
+  'domain',
+  'mx_host',
+  'checked_at',
+  'mx_provider',
+  'smtp_code',
+  'enhanced_code',
+  'attempts',
+];
 const encoder = new TextEncoder();
 
 /** A verification job's routes, for the dashboard (`/api/verification`) and integrations (`/api/external/verification`). */
@@ -168,7 +180,7 @@ export const verificationRoutes = createRouter()
       tags: ['verification'],
       summary: 'Per-address results as CSV',
       description:
-        'Columns `email,result,source,reason,domain,mx_host,checked_at`; optional `result` filter.',
+        'Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts`; optional `result` filter.',
       request: { params: JobParams, query: ResultFilterSchema },
       responses: { 200: { description: 'CSV file', content: { 'text/csv': { schema: z.string() } } } },
       errors: ['validation_error', 'not_found'],
@@ -183,7 +195,19 @@ export const verificationRoutes = createRouter()
           yield encoder.encode(
             page
               .map((r) =>
-                csvLine([r.email, r.result, r.source, r.reason, r.domain, r.mxHost, iso(r.checkedAt)]),
+                csvLine([
+                  r.email,
+                  r.result,
+                  r.source,
+                  r.reason,
+                  r.domain,
+                  r.mxHost,
+                  iso(r.checkedAt),
+                  r.mxProvider,
+                  r.smtpCode === null ? null : String(r.smtpCode),
+                  r.enhancedCode,
+                  String(r.attempts),
+                ]),
               )
               .join(''),
           );

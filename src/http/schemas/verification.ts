@@ -140,6 +140,9 @@ export const VerificationResultSchema = z
       .openapi({
         description: 'mail provider recognised from the MX host name; null when no SMTP was attempted',
       }),
+    smtpCode: z.number().int().nullable().openapi({ description: 'Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt)' }),
+    enhancedCode: z.string().nullable().openapi({ description: "That reply's RFC 3463 code, e.g. `5.1.1`", example: '5.1.1' }),
+    attempts: z.number().int().openapi({ description: 'SMTP attempts made for the address; 0 when none' }),
     checkedAt: Timestamp.nullable(),
   })
   .openapi('VerificationResult');
@@ -174,5 +177,8 @@ export const toResultDto = (r: ResultRow): z.infer<typeof VerificationResultSche
   domain: r.domain,
   mxHost: r.mxHost,
   mxProvider: r.mxProvider,
+  smtpCode: r.smtpCode,
+  enhancedCode: r.enhancedCode,
+  attempts: r.attempts,
   checkedAt: iso(r.checkedAt),
 });
