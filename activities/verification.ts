@@ -1,19 +1,18 @@
 import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import {
-  completeJob,
-  domainCount,
-  failJob,
+  completeVerificationJob,
+  verificationDomainCount,
+  failVerificationJob,
   finishSmtpStage,
   pendingApiAddresses,
   pendingApiCount,
   recordApiVerdicts,
   recordDecision,
   VerificationJobGoneError,
-  workJob,
+  loadVerificationWork,
 } from '../src/db/repos/verification-work.ts';
-import { API_PRICE_MICROS, type Decision } from '../src/domain/verification.ts';
-import type { DecisionResult } from '../src/temporal/verification-messages.ts';
+import { API_PRICE_MICROS, type Decision, type DecisionResult } from '../src/domain/verification.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from './verification-smtp.ts';
@@ -50,9 +49,9 @@ export function verificationActivities(deps: ActivityDeps) {
     async planSmtpStage({ jobId }: { jobId: string }): Promise<SmtpPlan> {
       return guarded(async () => {
         const em = orm.em.fork();
-        await workJob(em, jobId);
+        await loadVerificationWork(em, jobId);
         const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
-        return { domainCount: await domainCount(em, jobId), sliceSize, window: 8 };
+        return { domainCount: await verificationDomainCount(em, jobId), sliceSize, window: 8 };
       });
     },
 
@@ -82,7 +81,7 @@ export function verificationActivities(deps: ActivityDeps) {
       return guarded(() =>
         heartbeating(async (_ctx, beat) => {
           const em = orm.em.fork();
-          const job = await workJob(em, jobId);
+          const job = await loadVerificationWork(em, jobId);
           const started = Date.now();
           let sent = 0;
           while (Date.now() - started < API_ACTIVITY_BUDGET_MS) {
@@ -110,14 +109,14 @@ export function verificationActivities(deps: ActivityDeps) {
     },
 
     async completeVerification({ jobId }: { jobId: string }): Promise<void> {
-      await guarded(() => completeJob(orm.em.fork(), jobId));
+      await guarded(() => completeVerificationJob(orm.em.fork(), jobId));
       log.info('verification job completed');
     },
 
     /** Records why the job stopped; a job deleted meanwhile needs no record. */
     async failVerification({ jobId, reason }: { jobId: string; reason: string }): Promise<void> {
       try {
-        await failJob(orm.em.fork(), jobId, reason);
+        await failVerificationJob(orm.em.fork(), jobId, reason);
         log.warn('verification job failed', { reason });
       } catch (error) {
         if (!(error instanceof VerificationJobGoneError)) throw error;

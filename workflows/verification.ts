@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
-import { type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
+import { acceptsDecision, type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
 import {
   type DecisionInput,
   decisionUpdate,
@@ -63,9 +63,9 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     decisionUpdate,
     async ({ decision: chosen }) => {
       decision = chosen; // claimed before the first await: a second decision's validator now refuses
-      if (current() !== 'awaiting_decision') {
+      if (!acceptsDecision(current())) {
         await condition(() => !finishingSmtp);
-        if (current() !== 'awaiting_decision') {
+        if (!acceptsDecision(current())) {
           decision = null;
           throw invalidStateFailure(current());
         }
@@ -77,7 +77,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     },
     {
       validator: (_input: DecisionInput) => {
-        if (decision !== null || !(current() === 'awaiting_decision' || finishingSmtp))
+        if (decision !== null || !(acceptsDecision(current()) || finishingSmtp))
           throw invalidStateFailure(current());
       },
     },

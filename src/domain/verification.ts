@@ -120,3 +120,26 @@ export interface JobWarning {
   code: (typeof JOB_WARNING_CODES)[number];
   message: string;
 }
+
+/**
+ * Where a job goes when its SMTP stage ends: `api_only` to the provider when pre-checks passed anything,
+ * `smtp_api_fallback` to the user's decision when gaps (Unknown, Catch-All) remain, otherwise done.
+ */
+export function stageAfterSmtp(method: VerificationMethod, counts: { pendingForApi: number; gaps: number }): VerificationStage {
+  if (method === 'api_only') return counts.pendingForApi > 0 ? 'api_verifying' : 'completed';
+  return method === 'smtp_api_fallback' && counts.gaps > 0 ? 'awaiting_decision' : 'completed';
+}
+
+/** A decision is taken only while the job waits for one. */
+export const acceptsDecision = (stage: VerificationStage): boolean => stage === 'awaiting_decision';
+
+export const decisionRefusal = (stage: string) =>
+  `A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`;
+
+/** What a stored decision answers: the stage the job moved to. */
+export interface DecisionResult {
+  id: string;
+  verificationStage: VerificationStage;
+  userDecision: Decision;
+  decisionMadeAt: string;
+}

@@ -4,7 +4,7 @@
  */
 import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
 import type { IScrapeJob } from '../db/entities/scrape-job.ts';
-import type { JobView } from '../db/repos/verification.ts';
+import type { VerificationJobView } from '../db/repos/verification.ts';
 import type { BulkStatus, EnrichmentField, StopReason } from '../domain/enrichment.ts';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
 import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
@@ -42,7 +42,7 @@ export interface VerificationJobDto {
 
 const later = (a: Date, b: Date | null) => (b && b > a ? b : a);
 
-export function toJobDto({ job, listName, counts }: JobView): VerificationJobDto {
+export function toJobDto({ job, listName, counts }: VerificationJobView): VerificationJobDto {
   return {
     id: job.id,
     listId: typeof job.list === 'string' ? job.list : job.list.id,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
-import type { Decision, VerificationMethod, VerificationStage } from '../domain/verification.ts';
+import { type Decision, type DecisionResult, decisionRefusal, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
 
 /** What the route starts a verification workflow with; `resume` is set only by continue-as-new. */
 export interface VerificationWorkflowInput {
@@ -13,14 +13,6 @@ export interface VerificationWorkflowInput {
 
 export interface DecisionInput {
   decision: Decision;
-}
-
-/** The decision route's answer: the stage the job moved to. */
-export interface DecisionResult {
-  id: string;
-  verificationStage: VerificationStage;
-  userDecision: Decision;
-  decisionMadeAt: string;
 }
 
 /**
@@ -36,7 +28,7 @@ export const INVALID_STATE_FAILURE = 'InvalidState';
 export const invalidStateFailure = (stage: VerificationStage) =>
   ApplicationFailure.create({
     type: INVALID_STATE_FAILURE,
-    message: `A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`,
+    message: decisionRefusal(stage),
     details: [stage],
     nonRetryable: true,
   });

@@ -1,7 +1,7 @@
 /** What a job event says (CONTRACT §9.3): the job as its GET route shows it, at the moment of the event. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EnrichmentJob, ScrapeJob, VerificationJob } from '../db/entities/index.ts';
-import { viewJobs } from '../db/repos/verification.ts';
+import { viewVerificationJobs } from '../db/repos/verification.ts';
 import type { WebhookEvent } from '../domain/webhook-events.ts';
 import { toBulkJobDto, toJobDto, toScrapeJobDto } from '../jobs/views.ts';
 
@@ -20,7 +20,7 @@ export async function snapshotJob(em: EntityManager, type: WebhookEvent, jobId: 
   if (kind === 'verification') {
     const job = await em.findOne(VerificationJob, { id: jobId });
     if (!job) return null;
-    const [view] = await viewJobs(em, [job]);
+    const [view] = await viewVerificationJobs(em, [job]);
     return { organizationId: refId(job.organization), state: job.verificationStage, job: toJobDto(view!) };
   }
   if (kind === 'scrape') {

@@ -6,6 +6,9 @@ import {
   microsToDollars,
   percent,
   stageAfterDecision,
+  stageAfterSmtp,
+  acceptsDecision,
+  VERIFICATION_STAGES,
 } from '../../src/domain/verification.ts';
 
 describe('percent', () => {
@@ -53,5 +56,22 @@ describe('decisions', () => {
     expect(gapResultsFor('fill_all_gaps')).toEqual(['Unknown', 'Catch-All']);
     expect(stageAfterDecision('accept_current')).toBe('completed');
     expect(stageAfterDecision('fill_all_gaps')).toBe('api_verifying');
+  });
+});
+
+describe('the end of the SMTP stage', () => {
+  it('smtp_only is done whatever remains unknown', () => {
+    expect(stageAfterSmtp('smtp_only', { pendingForApi: 0, gaps: 5 })).toBe('completed');
+  });
+  it('smtp_api_fallback waits for the decision only when gaps remain', () => {
+    expect(stageAfterSmtp('smtp_api_fallback', { pendingForApi: 0, gaps: 1 })).toBe('awaiting_decision');
+    expect(stageAfterSmtp('smtp_api_fallback', { pendingForApi: 0, gaps: 0 })).toBe('completed');
+  });
+  it('api_only goes to the provider when pre-checks passed anything', () => {
+    expect(stageAfterSmtp('api_only', { pendingForApi: 3, gaps: 0 })).toBe('api_verifying');
+    expect(stageAfterSmtp('api_only', { pendingForApi: 0, gaps: 0 })).toBe('completed');
+  });
+  it('a decision is taken only while the job awaits one', () => {
+    expect(VERIFICATION_STAGES.filter(acceptsDecision)).toEqual(['awaiting_decision']);
   });
 });

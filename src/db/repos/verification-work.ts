@@ -4,9 +4,11 @@ import type { EmailResult } from '../../domain/lead.ts';
 import type { MxProvider } from '../../domain/mx-provider.ts';
 import {
   type Decision,
+  type DecisionResult,
   gapResultsFor,
   type JobWarning,
   stageAfterDecision,
+  stageAfterSmtp,
   type VerificationMethod,
   type VerificationStage,
 } from '../../domain/verification.ts';
@@ -20,7 +22,7 @@ export class VerificationJobGoneError extends Error {
   }
 }
 
-export interface WorkJob {
+export interface VerificationWork {
   id: string;
   organizationId: string;
   listId: string;
@@ -28,7 +30,7 @@ export interface WorkJob {
   stage: VerificationStage;
 }
 
-export async function workJob(em: EntityManager, jobId: string, lock = false): Promise<WorkJob> {
+export async function loadVerificationWork(em: EntityManager, jobId: string, lock = false): Promise<VerificationWork> {
   const [row] = await em.execute(
     `select id, organization_id, list_id, verification_method, verification_stage from verification_job where id = ?${lock ? ' for update' : ''}`,
     [jobId],
@@ -43,7 +45,7 @@ export async function workJob(em: EntityManager, jobId: string, lock = false): P
   };
 }
 
-export async function domainCount(em: EntityManager, jobId: string): Promise<number> {
+export async function verificationDomainCount(em: EntityManager, jobId: string): Promise<number> {
   const [row] = await em.execute(`select count(*)::int as n from verification_domain where job_id = ?`, [
     jobId,
   ]);
@@ -212,7 +214,7 @@ export async function writeResultsToLeads(em: EntityManager, jobId: string, list
  */
 export async function finishSmtpStage(em: EntityManager, jobId: string): Promise<VerificationStage> {
   return em.transactional(async (tx) => {
-    const job = await workJob(tx, jobId, true);
+    const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage !== 'smtp_verifying') return job.stage;
     const [row] = await tx.execute(
       `select count(*) filter (where api_status = 'pending')::int as pending,
@@ -222,14 +224,7 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
     );
     const pending = Number(row?.pending ?? 0);
     const gaps = Number(row?.gaps ?? 0);
-    const next: VerificationStage =
-      job.method === 'api_only'
-        ? pending > 0
-          ? 'api_verifying'
-          : 'completed'
-        : job.method === 'smtp_api_fallback' && gaps > 0
-          ? 'awaiting_decision'
-          : 'completed';
+    const next = stageAfterSmtp(job.method, { pendingForApi: pending, gaps });
     await writeResultsToLeads(tx, jobId, job.listId);
     // Last statement before the commit: the stamps are (within microseconds) the commit time of
     // the state they describe, not the time the transaction began.
@@ -242,13 +237,6 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
   });
 }
 
-export interface DecisionRecord {
-  id: string;
-  verificationStage: VerificationStage;
-  userDecision: Decision;
-  decisionMadeAt: string;
-}
-
 /**
  * Stores the decision and moves the job on in one transaction: the chosen gaps are marked for the
  * provider. Idempotent: once a decision is stored, it is returned unchanged.
@@ -257,9 +245,9 @@ export async function recordDecision(
   em: EntityManager,
   jobId: string,
   decision: Decision,
-): Promise<DecisionRecord> {
+): Promise<DecisionResult> {
   return em.transactional(async (tx) => {
-    await workJob(tx, jobId, true);
+    await loadVerificationWork(tx, jobId, true);
     const [stored] = await tx.execute(
       `select verification_stage, user_decision, decision_made_at from verification_job where id = ?`,
       [jobId],
@@ -324,7 +312,7 @@ export interface ApiVerdictRow {
  */
 export async function recordApiVerdicts(
   em: EntityManager,
-  job: Pick<WorkJob, 'id' | 'organizationId'>,
+  job: Pick<VerificationWork, 'id' | 'organizationId'>,
   rows: ApiVerdictRow[],
   provider: string,
   priceMicros: number,
@@ -355,9 +343,9 @@ export async function recordApiVerdicts(
 }
 
 /** api_verifying → completed, with the provider's results copied onto the leads. */
-export async function completeJob(em: EntityManager, jobId: string) {
+export async function completeVerificationJob(em: EntityManager, jobId: string) {
   await em.transactional(async (tx) => {
-    const job = await workJob(tx, jobId, true);
+    const job = await loadVerificationWork(tx, jobId, true);
     await writeResultsToLeads(tx, jobId, job.listId);
     if (job.stage === 'api_verifying') {
       await tx.execute(
@@ -369,9 +357,9 @@ export async function completeJob(em: EntityManager, jobId: string) {
 }
 
 /** Ends the job in `failed` with a reason; results obtained so far still reach the leads. */
-export async function failJob(em: EntityManager, jobId: string, reason: string) {
+export async function failVerificationJob(em: EntityManager, jobId: string, reason: string) {
   await em.transactional(async (tx) => {
-    const job = await workJob(tx, jobId, true);
+    const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage === 'completed' || job.stage === 'failed') return;
     await writeResultsToLeads(tx, jobId, job.listId);
     await tx.execute(

@@ -20,7 +20,7 @@ import type { IVerificationJob } from '../entities/verification-job.ts';
 const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 /** Everything the job's read routes show that is aggregated from its result and spend rows. */
-export interface JobCounts {
+export interface VerificationJobCounts {
   processed: number;
   smtp: Record<EmailResult, number>;
   final: FinalCounts;
@@ -28,13 +28,13 @@ export interface JobCounts {
   lastCheckedAt: Date | null;
 }
 
-export interface JobView {
+export interface VerificationJobView {
   job: IVerificationJob;
   listName: string;
-  counts: JobCounts;
+  counts: VerificationJobCounts;
 }
 
-const emptyCounts = (total: number): JobCounts => ({
+const emptyCounts = (total: number): VerificationJobCounts => ({
   processed: 0,
   smtp: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0 },
   final: { total, valid: 0, invalid: 0, catchAll: 0, unknown: 0 },
@@ -51,7 +51,7 @@ export async function createVerificationJob(
   organizationId: string,
   listId: string,
   method: VerificationMethod,
-): Promise<JobView> {
+): Promise<VerificationJobView> {
   return em.transactional(async (tx) => {
     const [list] = await tx.execute(
       `select id, name from lead_list where id = ? and organization_id = ? for update`,
@@ -117,7 +117,7 @@ export async function deleteVerificationJob(em: EntityManager, jobId: string) {
   await em.nativeDelete(VerificationJob, { id: jobId });
 }
 
-export async function getJob(
+export async function getVerificationJob(
   em: EntityManager,
   organizationId: string,
   jobId: string,
@@ -132,10 +132,10 @@ export async function getJob(
 }
 
 /** Aggregates of the given jobs, from their rows, in two grouped queries. */
-export async function jobCounts(
+export async function verificationJobCounts(
   em: EntityManager,
   jobs: IVerificationJob[],
-): Promise<Map<string, JobCounts>> {
+): Promise<Map<string, VerificationJobCounts>> {
   const out = new Map(jobs.map((j) => [j.id, emptyCounts(j.totalEmails)]));
   if (jobs.length === 0) return out;
   const ids = jobs.map((j) => j.id);
@@ -202,8 +202,8 @@ async function listNames(em: EntityManager, listIds: string[]): Promise<Map<stri
 
 const listIdOf = (job: IVerificationJob) => (typeof job.list === 'string' ? job.list : job.list.id);
 
-export async function viewJobs(em: EntityManager, jobs: IVerificationJob[]): Promise<JobView[]> {
-  const [counts, names] = await Promise.all([jobCounts(em, jobs), listNames(em, jobs.map(listIdOf))]);
+export async function viewVerificationJobs(em: EntityManager, jobs: IVerificationJob[]): Promise<VerificationJobView[]> {
+  const [counts, names] = await Promise.all([verificationJobCounts(em, jobs), listNames(em, jobs.map(listIdOf))]);
   return jobs.map((job) => ({
     job,
     listName: names.get(listIdOf(job)) ?? '',
@@ -211,8 +211,8 @@ export async function viewJobs(em: EntityManager, jobs: IVerificationJob[]): Pro
   }));
 }
 
-export async function viewJob(em: EntityManager, organizationId: string, jobId: string): Promise<JobView> {
-  const [view] = await viewJobs(em, [await getJob(em, organizationId, jobId)]);
+export async function viewVerificationJob(em: EntityManager, organizationId: string, jobId: string): Promise<VerificationJobView> {
+  const [view] = await viewVerificationJobs(em, [await getVerificationJob(em, organizationId, jobId)]);
   return view!;
 }
 
@@ -221,7 +221,7 @@ export interface JobFilter {
   verificationStage?: VerificationStage;
 }
 
-export async function pageJobs(
+export async function pageVerificationJobs(
   em: EntityManager,
   organizationId: string,
   filter: JobFilter,
@@ -307,7 +307,7 @@ const toResultRow = (r: Record<string, unknown>): ResultRow => ({
 });
 
 /** A page of per-address results in address order, optionally only one result type. */
-export async function pageResults(
+export async function pageVerificationResults(
   em: EntityManager,
   jobId: string,
   result: EmailResult | undefined,
@@ -329,7 +329,7 @@ export async function pageResults(
 }
 
 /** Every result of a job in address order, read page by page (keyset) so a large job never sits in memory. */
-export async function* allResults(
+export async function* allVerificationResults(
   em: EntityManager,
   jobId: string,
   result: EmailResult | undefined,

@@ -6,8 +6,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from 'hono';
 import type { verificationWorkflow } from '../../../workflows/verification.ts';
-import { createVerificationJob, deleteVerificationJob, getJob, pageResults, viewJob } from '../../db/repos/verification.ts';
-import { VERIFICATION_STAGES, type VerificationMethod } from '../../domain/verification.ts';
+import { createVerificationJob, deleteVerificationJob, getVerificationJob, pageVerificationResults, viewVerificationJob } from '../../db/repos/verification.ts';
+import { acceptsDecision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../../domain/verification.ts';
 import { workflowId } from '../../temporal/shared.ts';
 import { startJobWorkflow } from '../../temporal/start-job.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
@@ -43,12 +43,12 @@ export async function startVerificationJob(c: Context<AppEnv>, input: { listId: 
 }
 
 export async function verificationJobDto(c: Context<AppEnv>, jobId: string) {
-  return toJobDto(await viewJob(c.var.em, organizationId(c), jobId));
+  return toJobDto(await viewVerificationJob(c.var.em, organizationId(c), jobId));
 }
 
-export async function pageResultDtos(c: Context<AppEnv>, jobId: string, query: PageQuery & { result?: Parameters<typeof pageResults>[2] }) {
-  const job = await getJob(c.var.em, organizationId(c), jobId);
-  const { rows, total } = await pageResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
+export async function pageResultDtos(c: Context<AppEnv>, jobId: string, query: PageQuery & { result?: Parameters<typeof pageVerificationResults>[2] }) {
+  const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
+  const { rows, total } = await pageVerificationResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
   return paginated(rows.map(toResultDto), total, query);
 }
 
@@ -59,14 +59,13 @@ async function rejectedStage(c: Context<AppEnv>, error: unknown, jobId: string):
     const [stage] = cause.details ?? [];
     if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
   }
-  return (await getJob(c.var.em.fork(), organizationId(c), jobId)).verificationStage;
+  return (await getVerificationJob(c.var.em.fork(), organizationId(c), jobId)).verificationStage;
 }
 
 export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, decision: z.infer<typeof DecisionInputSchema>) {
-  const job = await getJob(c.var.em, organizationId(c), jobId);
-  const refuse = (stage: string) =>
-    invalidState(`A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`, stage);
-  if (job.verificationStage !== 'awaiting_decision') throw refuse(job.verificationStage);
+  const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
+  const refuse = (stage: string) => invalidState(decisionRefusal(stage), stage);
+  if (!acceptsDecision(job.verificationStage)) throw refuse(job.verificationStage);
   const handle = c.var.deps.temporal.workflow.getHandle(workflowId('verification', job.id));
   try {
     // The update returns once the decision and the new stage are stored, so a GET right after shows them.
@@ -83,7 +82,7 @@ export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, d
 export async function streamVerificationJob(c: Context<AppEnv>, jobId: string) {
   const orgId = organizationId(c);
   return streamJob(c, `verification:${jobId}`, async () => {
-    const dto = toJobDto(await viewJob(c.var.em.fork(), orgId, jobId));
+    const dto = toJobDto(await viewVerificationJob(c.var.em.fork(), orgId, jobId));
     return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
   });
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
-import { allResults, domainStats, getJob, pageJobs, viewJob, viewJobs } from '../../db/repos/verification.ts';
+import { allVerificationResults, domainStats, getVerificationJob, pageVerificationJobs, viewVerificationJob, viewVerificationJobs } from '../../db/repos/verification.ts';
 import {
   decideVerificationJob,
   pageResultDtos,
@@ -134,14 +134,14 @@ export const verificationRoutes = createRouter()
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const { rows, total } = await pageJobs(
+      const { rows, total } = await pageVerificationJobs(
         c.var.em,
         organizationId(c),
         query,
         offsetOf(query),
         query.limit,
       );
-      const views = await viewJobs(c.var.em, rows);
+      const views = await viewVerificationJobs(c.var.em, rows);
       return c.json(paginated(views.map(toJobDto), total, query), 200);
     },
   )
@@ -156,7 +156,7 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const view = await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const view = await viewVerificationJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
       return c.json(toProgressDto(view, await domainStats(c.var.em, view.job.id)), 200);
     },
   )
@@ -171,7 +171,7 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) =>
-      c.json(toEstimateDto(await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
+      c.json(toEstimateDto(await viewVerificationJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
   )
   .openapi(
     sessionRoute({
@@ -186,12 +186,12 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const job = await getVerificationJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
       const { result } = c.req.valid('query');
       const { em } = c.var;
       async function* chunks() {
         yield encoder.encode(csvLine(CSV_HEADER));
-        for await (const page of allResults(em, job.id, result)) {
+        for await (const page of allVerificationResults(em, job.id, result)) {
           yield encoder.encode(
             page
               .map((r) =>

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
-import type { DomainStat, JobView, ResultRow } from '../../db/repos/verification.ts';
+import type { DomainStat, VerificationJobView, ResultRow } from '../../db/repos/verification.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,
@@ -148,7 +148,7 @@ export const VerificationResultSchema = z
   .openapi('VerificationResult');
 
 export const toProgressDto = (
-  view: JobView,
+  view: VerificationJobView,
   domainStats: DomainStat[],
 ): z.infer<typeof VerificationProgressSchema> => {
   const job = toJobDto(view);
@@ -164,7 +164,7 @@ export const toProgressDto = (
   };
 };
 
-export const toEstimateDto = (view: JobView): z.infer<typeof CostEstimateSchema> => ({
+export const toEstimateDto = (view: VerificationJobView): z.infer<typeof CostEstimateSchema> => ({
   jobId: view.job.id,
   ...costEstimate(view.counts.final),
 });
