@@ -76,7 +76,7 @@ class OutcomeWriter {
   }
 }
 
-const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
+export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   id,
   result: o.result,
   source: o.source,
@@ -84,6 +84,7 @@ const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   mxHost: o.mxHost,
   mxProvider: o.mxProvider,
   apiPending: false,
+  ...(o.deferral ? { deferral: o.deferral } : {}),
 });
 
 export interface SliceInput {

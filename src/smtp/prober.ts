@@ -92,13 +92,10 @@ function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxPro
     case 'mailbox-unknown':
       return outcome(entry, 'Invalid', 'smtp', reply, finding.host);
     case 'temporary':
-      return outcome(
-        entry,
-        'Unknown',
-        'smtp',
-        `${reply} (still deferred after ${finding.attempts} attempts)`,
-        finding.host,
-      );
+      return {
+        ...outcome(entry, 'Unknown', 'smtp', `${reply} (still deferred after ${finding.attempts} attempts)`, finding.host),
+        deferral: { attempts: finding.attempts, reply },
+      };
     default:
       return outcome(entry, 'Unknown', 'smtp', reply, finding.host);
   }
@@ -211,7 +208,13 @@ export class SmtpProber {
   async probeDomain(
     domain: string,
     emails: readonly string[],
-    options: { signal?: AbortSignal; onResult?: (outcome: ProbeOutcome) => void; owner?: string } = {},
+    options: {
+      signal?: AbortSignal;
+      onResult?: (outcome: ProbeOutcome) => void;
+      owner?: string;
+      /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
+      attempts?: number;
+    } = {},
   ): Promise<DomainOutcome> {
     const { signal, onResult } = options;
     signal?.throwIfAborted();
@@ -264,7 +267,7 @@ export class SmtpProber {
     };
     const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
     const probe = new DomainProbe(
-      this.#context(signal, options.owner ?? 'default'),
+      this.#context(signal, options.owner ?? 'default', options.attempts),
       asciiDomain,
       lookup.hosts,
       (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
@@ -316,11 +319,11 @@ export class SmtpProber {
     });
   }
 
-  #context(signal: AbortSignal | undefined, owner: string): DomainProbeContext {
+  #context(signal: AbortSignal | undefined, owner: string, attempts?: number): DomainProbeContext {
     const o = this.#options;
     return {
       greylistDelayMs: o.greylistDelayMs,
-      greylistAttempts: o.greylistAttempts,
+      greylistAttempts: attempts ?? o.greylistAttempts,
       channel: (host) => this.#channel(host),
       owner,
       ...(signal ? { signal } : {}),

@@ -25,6 +25,8 @@ export interface ProbeOutcome {
   /** Mail provider of that host (or of the domain's first MX when none answered); null without SMTP. */
   mxProvider: MxProvider | null;
   flags: EmailFlags;
+  /** Present when the address was still answered with a 4xx after its last attempt (greylisting). */
+  deferral?: { attempts: number; reply: string };
 }
 
 export interface DomainOutcome {

@@ -42,6 +42,11 @@ export const VerificationResult = defineEntity({
     reason: p.text().nullable(),
     mxHost: p.string().length(253).nullable(),
     mxProvider: p.enum(MX_PROVIDERS).nullable(),
+    /** Set while the address waits for a later greylisting retry (smtpCheckedAt still null): first 4xx time. */
+    deferredSince: p.datetime().nullable(),
+    /** SMTP attempts answered with a 4xx so far, and the last such reply. */
+    deferredAttempts: p.integer().nullable(),
+    deferredReply: p.text().nullable(),
     checkedAt: p.datetime().nullable(),
   },
 });

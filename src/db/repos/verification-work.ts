@@ -10,6 +10,7 @@ import {
   type VerificationStage,
 } from '../../domain/verification.ts';
 import { newId } from '../entities/common.ts';
+import { recordDeferred, settleDeferred } from './verification-deferred.ts';
 
 /** The job was deleted (with its list) while its workflow ran. */
 export class VerificationJobGoneError extends Error {
@@ -108,13 +109,20 @@ export interface SmtpOutcomeRow {
   mxHost: string | null;
   mxProvider: MxProvider | null;
   apiPending: boolean;
+  /** Still answered with a 4xx after its attempts: stored as deferred (no result yet) instead. */
+  deferral?: { attempts: number; reply: string };
 }
 
 /**
  * Stores SMTP-stage outcomes in one statement. Only addresses without an SMTP-stage result are
  * touched, so a retried batch never overwrites (or double-counts) what an earlier attempt stored.
  */
-export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[]): Promise<number> {
+export async function writeSmtpOutcomes(em: EntityManager, outcomes: SmtpOutcomeRow[]): Promise<number> {
+  const rows = outcomes.filter((r) => !r.deferral);
+  await recordDeferred(
+    em,
+    outcomes.flatMap((r) => (r.deferral ? [{ id: r.id, mxHost: r.mxHost, mxProvider: r.mxProvider, ...r.deferral }] : [])),
+  );
   if (rows.length === 0) return 0;
   const payload = rows.map((r) => ({
     id: r.id,
@@ -205,6 +213,7 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
   return em.transactional(async (tx) => {
     const job = await workJob(tx, jobId, true);
     if (job.stage !== 'smtp_verifying') return job.stage;
+    await settleDeferred(tx, jobId);
     const [row] = await tx.execute(
       `select count(*) filter (where api_status = 'pending')::int as pending,
               count(*) filter (where result in ('Unknown', 'Catch-All'))::int as gaps

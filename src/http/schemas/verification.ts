@@ -35,6 +35,9 @@ export const VerificationJobSchema = z
     verificationMethod: z.enum(VERIFICATION_METHODS),
     totalEmails: count,
     processedEmails: count.openapi({ description: 'Addresses whose work in the current stage is done' }),
+    deferredCount: count.openapi({
+      description: 'Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE)',
+    }),
     smtpValidCount: count,
     smtpInvalidCount: count,
     smtpCatchAllCount: count,
@@ -153,6 +156,7 @@ export function toJobDto({ job, listName, counts }: JobView): VerificationJobDto
     verificationMethod: job.verificationMethod,
     totalEmails: job.totalEmails,
     processedEmails: counts.processed,
+    deferredCount: counts.deferred,
     smtpValidCount: counts.smtp.Valid,
     smtpInvalidCount: counts.smtp.Invalid,
     smtpCatchAllCount: counts.smtp['Catch-All'],
