@@ -8,7 +8,8 @@ const PAGE_SIZE = 1000;
 
 /**
  * One later attempt (CONTRACT §7 `SMTP_GREYLIST_SCHEDULE`) for every deferred address of a job:
- * one RCPT each, with the worker's MAIL FROM and egress, the same triplet greylisting remembers.
+ * one RCPT each, with the worker's MAIL FROM and egress, the same triplet greylisting remembers
+ * (the catch-all address too: it is derived from the job id, as in the first pass).
  * Answers are final; a 4xx again adds to the address's attempts and leaves it deferred.
  * Returns how many are still deferred.
  */
@@ -30,7 +31,7 @@ export async function retryDeferred(
         const probed = await prober.probeDomain(
           domain,
           addresses.map((a) => a.email),
-          { signal, owner: jobId, attempts: 1 },
+          { signal, owner: jobId, attempts: 1, catchAllSeed: jobId },
         );
         const rows = probed.outcomes.flatMap((o) => {
           const id = idByEmail.get(o.email);

@@ -192,7 +192,7 @@ async function probeDomain(
       const outcome = await prober.probeDomain(
         domain.domain,
         page.map((a) => a.email),
-        { signal, onResult: emit, owner: jobId },
+        { signal, onResult: emit, owner: jobId, catchAllSeed: jobId },
       );
       outcome.outcomes.forEach(emit);
       isCatchAll = outcome.isCatchAll ?? isCatchAll;

@@ -214,6 +214,8 @@ export class SmtpProber {
       owner?: string;
       /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
       attempts?: number;
+      /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
+      catchAllSeed?: string;
     } = {},
   ): Promise<DomainOutcome> {
     const { signal, onResult } = options;
@@ -267,7 +269,10 @@ export class SmtpProber {
     };
     const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
     const probe = new DomainProbe(
-      this.#context(signal, options.owner ?? 'default', options.attempts),
+      {
+        ...this.#context(signal, options.owner ?? 'default', options.attempts),
+        ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
+      },
       asciiDomain,
       lookup.hosts,
       (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
