@@ -22,6 +22,17 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // Dependencies point down: only the process entry wires the HTTP layer; nothing below it imports from it.
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/http/**', 'src/main.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/http/*', '**/http/**'], message: 'Code below the HTTP layer must not depend on it: move what it needs down (src/errors.ts, src/domain/).' }] },
+      ],
+    },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.
     files: ['workflows/**/*.ts'],
     rules: {
@@ -30,6 +41,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'fs', 'net', 'dns', 'http', 'https', 'crypto', 'child_process'], message: 'Workflows must stay deterministic: do I/O in activities.' },
+            { group: ['**/http/*', '**/http/**'], message: 'Workflows must not depend on the HTTP layer.' },
             { group: ['**/activities/*', '!**/activities/index.ts'], message: 'Import activity types only (import type).', allowTypeImports: true },
           ],
         },

@@ -45,6 +45,7 @@ function createSmtpProber(config: Config): SmtpProber {
     perHost: config.SMTP_PROBE_PER_DOMAIN,
     providerLimits: config.SMTP_PROVIDER_LIMITS,
     greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
+    canaryDomains: config.SMTP_CANARY_DOMAINS,
     ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),
   });
 }

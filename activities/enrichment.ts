@@ -1,7 +1,8 @@
-import { Context } from '@temporalio/activity';
+import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { SecretDecryptionError, secretBoxFromConfig } from '../src/crypto/secret-box.ts';
-import { beginBulkJob, enrichBulkBatch, failBulkJob, type BatchInput, type BatchStep } from '../src/enrichment/bulk.ts';
+import { beginBulkJob, failBulkJob } from '../src/db/repos/enrichment-jobs.ts';
+import { enrichBulkBatch, type BatchInput, type BatchStep } from '../src/enrichment/bulk.ts';
 import type { EnrichmentServices } from '../src/enrichment/services.ts';
 import {
   lookupProfile,
@@ -14,7 +15,6 @@ import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { log } from '../src/log.ts';
 
-const HEARTBEAT_EVERY_MS = 2_000;
 
 export type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult };
 
@@ -24,18 +24,6 @@ function asFailure(error: unknown): unknown {
     return ApplicationFailure.create({ message: error.message, type: error.name, nonRetryable: true });
   }
   return toActivityFailure(error);
-}
-
-/** Heartbeats on a timer while `work` runs, so a killed worker's batch is handed to another within the heartbeat timeout. */
-async function withHeartbeat<T>(work: (beat: () => void) => Promise<T>): Promise<T> {
-  const context = Context.current();
-  const beat = () => context.heartbeat();
-  const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
-  try {
-    return await work(beat);
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 export function enrichmentActivities(deps: ActivityDeps) {
@@ -69,7 +57,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
     /** One batch of a bulk job; commits exactly once per cursor position. */
     async enrichBulkBatch(input: BatchInput): Promise<BatchStep> {
       try {
-        return await withHeartbeat((beat) => enrichBulkBatch(em(), services, input, deps.config.ENRICHMENT_BATCH_SIZE, beat));
+        return await heartbeating((_ctx, beat) => enrichBulkBatch(em(), services, input, deps.config.ENRICHMENT_BATCH_SIZE, beat));
       } catch (error) {
         throw asFailure(error);
       }

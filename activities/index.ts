@@ -1,14 +1,16 @@
 import type { ActivityDeps } from './deps.ts';
 import { enrichmentActivities } from './enrichment.ts';
+import { maintenanceActivities } from './maintenance.ts';
 import { scrapeActivities } from './scrape.ts';
 import { verificationActivities } from './verification.ts';
 import { verifySingleActivities } from './verify-single.ts';
+import { webhookActivities } from './webhooks.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
 /** One factory per job kind is spread in here; workflows see only the type. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...scrapeActivities(deps), ...verificationActivities(deps), ...enrichmentActivities(deps), ...verifySingleActivities(deps) };
+  return { ...scrapeActivities(deps), ...verificationActivities(deps), ...enrichmentActivities(deps), ...verifySingleActivities(deps), ...webhookActivities(deps), ...maintenanceActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

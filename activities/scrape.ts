@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItems } from '../src/db/repos/scrape-items.ts';
 import {
@@ -11,7 +12,7 @@ import {
 import { requiredColumnsText, type ScrapeInputType, type ScrapeJobStatus } from '../src/domain/scrape.ts';
 import { buildProfileSearchQuery, pickProfileHit } from '../src/domain/search-query.ts';
 import { ProviderRequestError } from '../src/providers/errors.ts';
-import { Semaphore } from '../src/smtp/limits.ts';
+import { Semaphore } from '../src/concurrency.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { log } from '../src/log.ts';
@@ -29,7 +30,6 @@ const BATCH_MAX_ITEMS = 1_000;
 const BATCH_MAX_MS = 20_000;
 /** How stale the job status seen between items may be: the bound on how late a pause is noticed. */
 const STATUS_MAX_AGE_MS = 250;
-const HEARTBEAT_EVERY_MS = 5_000;
 /**
  * Outcomes are written in groups, one statement and one commit each, so progress is not bound by one
  * commit per item; a group is written at least this often, so `completedItems` still moves steadily.
@@ -118,8 +118,7 @@ export function scrapeActivities(deps: ActivityDeps) {
       });
       if (seen.status !== 'processing') return result('stopped');
 
-      const heartbeat = setInterval(() => context.heartbeat({ afterRow }), HEARTBEAT_EVERY_MS);
-      try {
+      return heartbeating(async (_ctx, beat) => {
         for (;;) {
           const page = await pendingItemsAfter(orm.em.fork(), input.jobId, afterRow, PAGE_SIZE);
           if (page.length === 0) return result('done');
@@ -158,7 +157,7 @@ export function scrapeActivities(deps: ActivityDeps) {
                 // Read `outcomes` only now: a flush during the search replaced the array.
                 outcomes.push(outcome);
                 searched++;
-                context.heartbeat({ afterRow });
+                beat();
                 if (outcomes.length >= FLUSH_ITEMS || Date.now() - flushedAt >= FLUSH_MS) await flush();
               } catch (error) {
                 failure ??= { error };
@@ -178,9 +177,7 @@ export function scrapeActivities(deps: ActivityDeps) {
           if (next >= page.length && stop === null) afterRow = page.at(-1)!.rowNumber;
           if (stop) return result(stop);
         }
-      } finally {
-        clearInterval(heartbeat);
-      }
+      }, () => ({ afterRow }));
     },
 
     /** The job's status and control version: how a paused workflow catches a resume whose signal was lost. */

@@ -1,5 +1,6 @@
 import type { Orm } from '../src/db/orm.ts';
 import {
+  addJobWarnings,
   type SmtpOutcomeRow,
   firstUnprobedPages,
   unfinishedDomains,
@@ -11,6 +12,7 @@ import {
 } from '../src/db/repos/verification-work.ts';
 import type { VerificationMethod } from '../src/domain/verification.ts';
 import { providerOfHost } from '../src/domain/mx-provider.ts';
+import { environmentWarnings } from '../src/smtp/environment.ts';
 import type { ProbeOutcome, SmtpProber } from '../src/smtp/prober.ts';
 
 /** Addresses of one domain read (and handed to one probeDomain call) at a time. */
@@ -136,6 +138,8 @@ export async function probeSlice(
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     await writer.flush();
     if (failure) throw failure.reason;
+    const warnings = environmentWarnings(prober.environment.last);
+    if (warnings.length > 0) await addJobWarnings(em, input.jobId, warnings);
     return { domains: domains.length, written: writer.written };
   } finally {
     signal.removeEventListener('abort', stop);

@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   completeJob,
@@ -30,7 +30,6 @@ export interface SmtpPlan {
 
 /** One API activity sends batches for at most this long, then hands back to the workflow. */
 const API_ACTIVITY_BUDGET_MS = 60_000;
-const HEARTBEAT_EVERY_MS = 1_000;
 
 /** A deleted job (its list was deleted) cannot be worked on by any retry. */
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -40,17 +39,6 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof VerificationJobGoneError)
       throw ApplicationFailure.nonRetryable(error.message, error.name);
     throw error;
-  }
-}
-
-/** Heartbeats on a timer while `work` runs, so long waits (SMTP queues, provider rate limits) never look dead. */
-async function heartbeating<T>(work: (ctx: Context) => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work(ctx);
-  } finally {
-    clearInterval(timer);
   }
 }
 
@@ -116,7 +104,7 @@ export function verificationActivities(deps: ActivityDeps) {
      */
     async verifyByApi({ jobId }: { jobId: string }): Promise<{ sent: number; remaining: number }> {
       return guarded(() =>
-        heartbeating(async (ctx) => {
+        heartbeating(async (_ctx, beat) => {
           const em = orm.em.fork();
           const job = await workJob(em, jobId);
           const started = Date.now();
@@ -138,7 +126,7 @@ export function verificationActivities(deps: ActivityDeps) {
             }));
             await recordApiVerdicts(em, job, rows, provider.name, API_PRICE_MICROS);
             sent += batch.length;
-            ctx.heartbeat();
+            beat();
           }
           return { sent, remaining: await pendingApiCount(em, jobId) };
         }),

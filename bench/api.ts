@@ -20,7 +20,7 @@ import { initOrm } from '../src/db/orm.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import { pageLeadRows, pageListRows } from '../src/db/repos/pages.ts';
-import type { LeadInput } from '../src/http/schemas/lead.ts';
+import type { LeadInput } from '../src/domain/lead-input.ts';
 import { createApp } from '../src/http/app.ts';
 import { startHotPath } from '../src/hot-path.ts';
 import type { AppEnv } from '../src/http/env.ts';

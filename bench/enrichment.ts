@@ -21,7 +21,7 @@ import { insertLeads } from '../src/db/repos/leads.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { createApp } from '../src/http/app.ts';
 import { startHotPath } from '../src/hot-path.ts';
-import type { LeadInput } from '../src/http/schemas/lead.ts';
+import type { LeadInput } from '../src/domain/lead-input.ts';
 import { createEnrichmentProviders } from '../src/providers/enrichment/index.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';

@@ -120,6 +120,11 @@ const schema = z
       return parsed.data;
     }),
     DNS_SERVERS: optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined)),
+    // An empty value turns the checks off (tests whose mail world serves no canary domain).
+    SMTP_CANARY_DOMAINS: z
+      .string()
+      .default('gmail.com,outlook.com,yahoo.com')
+      .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
     // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.
@@ -147,6 +152,14 @@ const schema = z
     // Webhook URLs: plain http:// and loopback/private addresses are refused unless set (tests, local receivers).
     WEBHOOK_ALLOW_INSECURE: z.stringbool().default(false),
     WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+    // Deliveries (CONTRACT §9.3): an answer must come within WEBHOOK_TIMEOUT; retries wait WEBHOOK_RETRY_FIRST, then 3×
+    // longer each time up to WEBHOOK_RETRY_MAX, for WEBHOOK_RETRY_FOR. Tests shrink them; the defaults are the contract's.
+    WEBHOOK_TIMEOUT: duration('10s').pipe(z.number().min(1).max(10_000)),
+    WEBHOOK_RETRY_FIRST: duration('5s').pipe(z.number().min(1).max(15_000)),
+    WEBHOOK_RETRY_MAX: duration('1h').pipe(z.number().min(1).max(3_600_000)),
+    WEBHOOK_RETRY_FOR: duration('24h'),
+    // How often expired idempotency keys and verify cache rows are deleted.
+    CLEANUP_INTERVAL: duration('1h').pipe(z.number().min(1_000)),
     SCRAPE_MAX_FILE_BYTES: int(10_485_760, 1),
     SCRAPE_MAX_ROWS: int(50_000, 1),
     // Set by `npm run dev` to the pieces its sandbox stands in for (src/sandbox); reported by /readyz.
@@ -155,6 +168,12 @@ const schema = z
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production' && c.SANDBOX.length > 0) {
       ctx.addIssue({ code: 'custom', path: ['SANDBOX'], message: 'the development sandbox never runs in production' });
+    }
+    if (c.NODE_ENV === 'production' && c.WEBHOOK_RETRY_FOR < 86_400_000) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_FOR'], message: 'must be at least 24h in production (CONTRACT §9.3)' });
+    }
+    if (c.WEBHOOK_RETRY_FIRST > c.WEBHOOK_RETRY_MAX) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_FIRST'], message: 'must not exceed WEBHOOK_RETRY_MAX' });
     }
     if (c.NODE_ENV === 'production' && !c.SECRETS_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required in production' });

@@ -8,6 +8,7 @@ import { startHotPath } from './hot-path.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { startTracing } from './temporal/tracing.ts';
+import { ensureMaintenance } from './temporal/maintenance.ts';
 import { createWorker } from './temporal/worker.ts';
 
 /** ROLE=all runs the API and the worker in one process; api and worker run them apart. */
@@ -20,13 +21,16 @@ async function main() {
   const tracing = startTracing(config);
   const plugins = tracing ? [tracing.plugin] : [];
 
+  // Built before the API so that, in one process, readyz can report what the worker's prober sees.
+  const activityDeps = config.ROLE === 'api' ? null : createActivityDeps(config, orm);
+
   if (config.ROLE !== 'worker') {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config, plugins);
     const hotPath = startHotPath(config);
     const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
-    const app = createApp({ config, orm, temporal, workerMetricsUrl, ...hotPath });
+    const app = createApp({ config, orm, temporal, workerMetricsUrl, smtpEnvironment: activityDeps?.prober.environment, ...hotPath });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),
     );
@@ -37,20 +41,24 @@ async function main() {
     );
   }
 
-  if (config.ROLE !== 'api') {
+  if (activityDeps) {
     // Our handler below drains in order (HTTP first, then the worker); the SDK's own handlers would race it.
     Runtime.install({
       shutdownSignals: [],
       logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN'),
       ...(config.METRICS_ENABLED ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.WORKER_METRICS_ADDRESS } } } } : {}),
     });
-    const { worker, connection } = await createWorker(config, createActivityDeps(config, orm), { plugins });
+    const { worker, connection } = await createWorker(config, activityDeps, { plugins });
     const running = worker.run();
     log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+    const client = createTemporalClient(config, plugins);
+    // Not awaited: housekeeping must not hold up the worker; a failure is logged and the next worker start tries again.
+    ensureMaintenance(client, config).catch((error: unknown) => log.warn('housekeeping workflow not started', { error: String(error) }));
     stops.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
+      await client.connection.close();
     });
   }
 

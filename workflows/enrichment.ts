@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { EnrichmentActivities, SingleEnrichmentInput, SingleEnrichmentResult } from '../activities/enrichment.ts';
+import { emitJobEvent } from './job-events.ts';
 
 export interface BulkEnrichmentInput {
   jobId: string;
@@ -55,7 +56,7 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
     if (input.cursor === undefined) await beginBulkEnrichment({ jobId });
     for (;;) {
       const step = await enrichBulkBatch({ jobId, after: cursor });
-      if (step.done) return;
+      if (step.done) return await emitJobEvent('enrichment.completed', jobId);
       cursor = step.cursor;
       const info = workflowInfo();
       if (info.continueAsNewSuggested || info.historyLength >= HISTORY_EVENTS_PER_RUN) {
@@ -66,6 +67,7 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
     if (!(error instanceof ActivityFailure)) throw error;
     const reason = failureReason(error);
     await failBulkEnrichment({ jobId, reason });
+    await emitJobEvent('enrichment.failed', jobId);
     throw ApplicationFailure.create({ message: reason, type: 'EnrichmentJobFailed', nonRetryable: true, cause: error });
   }
 }

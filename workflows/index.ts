@@ -3,3 +3,5 @@ export * from './enrichment.ts';
 export * from './scrape.ts';
 export * from './verification.ts';
 export * from './verify-single.ts';
+export * from './webhook-delivery.ts';
+export * from './maintenance.ts';

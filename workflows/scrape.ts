@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { ScrapeActivities } from '../activities/scrape.ts';
 import { pauseScrapeSignal, resumeScrapeSignal } from '../src/temporal/scrape-messages.ts';
+import { emitJobEvent } from './job-events.ts';
 
 export interface ScrapeWorkflowInput {
   jobId: string;
@@ -69,7 +70,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
       if (held) {
         if (!(await condition(() => !held, PAUSED_RECHECK))) {
           const current = await readScrapeJobControl(jobId);
-          if (current.status === 'completed' || current.status === 'failed') return;
+          if (current.status === 'completed' || current.status === 'failed') return await emitJobEvent(`scrape.${current.status}`, jobId);
           apply(current.controlVersion, current.status === 'paused');
         }
         continue;
@@ -78,9 +79,9 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
       const batch = await processScrapeBatch({ jobId, afterRow });
       afterRow = batch.afterRow;
       apply(batch.controlVersion, batch.status === 'paused');
-      if (batch.status === 'completed' || batch.status === 'failed') return;
+      if (batch.status === 'completed' || batch.status === 'failed') return await emitJobEvent(`scrape.${batch.status}`, jobId);
       if (batch.outcome === 'done') {
-        if (await completeScrapeJob(jobId)) return;
+        if (await completeScrapeJob(jobId)) return await emitJobEvent('scrape.completed', jobId);
         // Something is still pending before the cursor: sweep from the start (pending items only).
         afterRow = 0;
       }
@@ -95,6 +96,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
     if (!(error instanceof ActivityFailure)) throw error;
     const reason = failureReason(error);
     await failScrapeJob({ jobId, reason });
+    await emitJobEvent('scrape.failed', jobId);
     throw ApplicationFailure.create({ message: reason, type: 'ScrapeJobFailed', nonRetryable: true, cause: error });
   }
 }

@@ -13,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
+import { emitJobEvent } from './job-events.ts';
 import { type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
 import {
   type DecisionInput,
@@ -106,6 +107,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     }
 
     if (current() === 'awaiting_decision') {
+      await emitJobEvent('verification.awaiting_decision', jobId);
       const decided = await condition(() => decision !== null, input.decisionTimeoutMs);
       if (decided) {
         await condition(() => decisionStored);
@@ -131,11 +133,13 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   } catch (error) {
     const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
     await CancellationScope.nonCancellable(() => db.failVerification({ jobId, reason }));
+    await CancellationScope.nonCancellable(() => emitJobEvent('verification.failed', jobId));
     stage = 'failed';
     await condition(allHandlersFinished);
     if (isCancellation(error)) throw error;
     throw ApplicationFailure.nonRetryable(reason, 'VerificationFailed');
   }
+  await emitJobEvent('verification.completed', jobId);
   await condition(allHandlersFinished);
 }
 

@@ -4,7 +4,7 @@ import { ApiKey } from '../db/entities/index.ts';
 import type { IApiKey } from '../db/entities/api-key.ts';
 import { apiKeyStart, generateApiKey } from '../domain/api-key-format.ts';
 import type { Scope } from '../domain/scopes.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { sha256Hex } from './tokens.ts';
 
 /** How stale `lastUsedAt` may get before a use writes it again. */

@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertLeads } from '../db/repos/leads.ts';
 import { mapHeader, rowToObject } from '../domain/csv-header.ts';
 import { LEAD_CSV_ALIASES } from '../domain/lead-csv.ts';
-import { ApiError } from '../http/errors.ts';
-import { type LeadInput, LeadInputSchema } from '../http/schemas/lead.ts';
+import { ApiError } from '../errors.ts';
+import { type LeadInput, LeadInputSchema } from '../domain/lead-input.ts';
 import { readCsvRecords, uploadError } from './read.ts';
 
 const BATCH = 1000;

@@ -8,7 +8,7 @@ import {
   type ScrapeRowValues,
   scrapeRowValues,
 } from '../domain/scrape.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { readCsvRecords, uploadError } from './read.ts';
 
 const BATCH = 1000;

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 /** Why an upload is not a usable CSV; the importers answer 415 for `binary`, 422 for the rest. */
 export type CsvProblem =

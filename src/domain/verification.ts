@@ -113,3 +113,10 @@ export function costEstimate(c: FinalCounts): CostEstimate {
     projectedCoveragePercentage: percent(c.valid + c.invalid + totalGapCount, c.total),
   };
 }
+
+/** Conditions of a verifying worker's surroundings a job reports (CONTRACT §10 `warnings`). */
+export const JOB_WARNING_CODES = ['resolver_unreliable', 'smtp_egress_blocked', 'provider_throttled'] as const;
+export interface JobWarning {
+  code: (typeof JOB_WARNING_CODES)[number];
+  message: string;
+}

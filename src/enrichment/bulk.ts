@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { mapConcurrent } from '../concurrency.ts';
+import { loadBulkWork, moveBulkCursor, recordBulkBatch } from '../db/repos/enrichment-jobs.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfile } from '../db/repos/enriched-profiles.ts';
+import { type EnrichmentLeadRow, leadsForEnrichment, writeEnrichedValues } from '../db/repos/leads.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';
 import { prepareWaterfall, type EnrichmentServices } from './services.ts';
@@ -24,27 +27,6 @@ export interface BatchStep {
   done: boolean;
 }
 
-interface JobRow {
-  id: string;
-  organization_id: string;
-  list_id: string;
-  status: string;
-  fields: string[] | string;
-  cursor: string | null;
-  last_lead_id: string | null;
-  credit_balance: number;
-}
-
-interface LeadRow {
-  id: string;
-  network_url: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  title: string | null;
-  company: string | null;
-  company_domain: string | null;
-}
-
 /** The waterfall's answer for one lead, and which fields it ran for. */
 interface LeadFinds {
   result: WaterfallResult;
@@ -53,26 +35,7 @@ interface LeadFinds {
 
 class BatchAlreadyCommitted extends Error {}
 
-const textArray = (value: string[] | string) => (Array.isArray(value) ? value : value.replace(/^\{|\}$/g, '').split(',').filter(Boolean));
-
-async function loadJob(em: EntityManager, jobId: string): Promise<JobRow | undefined> {
-  const [job] = await em.execute<JobRow[]>(
-    `select j.id, j.organization_id, j.list_id, j.status, j.fields, j.cursor, j.last_lead_id, o.credit_balance
-     from enrichment_job j join organization o on o.id = j.organization_id where j.id = ?`,
-    [jobId],
-  );
-  return job;
-}
-
-async function mapConcurrent<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
-const factsOf = (lead: LeadRow): PersonFacts => ({
+const factsOf = (lead: EnrichmentLeadRow): PersonFacts => ({
   firstName: lead.first_name ?? undefined,
   lastName: lead.last_name ?? undefined,
   title: lead.title ?? undefined,
@@ -94,26 +57,22 @@ export async function enrichBulkBatch(
   batchSize: number,
   heartbeat: () => void,
 ): Promise<BatchStep> {
-  const job = await loadJob(em, input.jobId);
+  const job = await loadBulkWork(em, input.jobId);
   if (!job || job.status !== 'processing') return { cursor: job?.cursor ?? null, done: true };
   if (job.cursor !== input.after) return { cursor: job.cursor, done: false };
 
-  const leads = job.last_lead_id
-    ? await em.execute<LeadRow[]>(
-        `select id, network_url, first_name, last_name, title, company, company_domain from lead
-         where list_id = ? and id <= ? ${input.after ? 'and id > ?' : ''} order by id limit ?`,
-        [job.list_id, job.last_lead_id, ...(input.after ? [input.after] : []), batchSize],
-      )
+  const leads = job.lastLeadId
+    ? await leadsForEnrichment(em, { listId: job.listId, after: input.after, last: job.lastLeadId, limit: batchSize })
     : [];
-  const fields = textArray(job.fields) as EnrichmentField[];
+  const { fields } = job;
   const cacheDays = services.config.ENRICHMENT_CACHE_DAYS;
   const finds = new Map<string, LeadFinds>();
   // Nothing could be paid: stop without calling anyone.
-  const broke = Number(job.credit_balance) <= 0;
+  const broke = job.creditBalance <= 0;
   if (!broke && leads.length > 0) {
     const urls = leads.flatMap((lead) => (lead.network_url ? [lead.network_url] : []));
-    const cache = await findFreshProfiles(em, job.organization_id, urls, cacheDays);
-    const { chain, checker } = await prepareWaterfall(em, services, job.organization_id);
+    const cache = await findFreshProfiles(em, job.organizationId, urls, cacheDays);
+    const { chain, checker } = await prepareWaterfall(em, services, job.organizationId);
     await mapConcurrent(leads, LEAD_CONCURRENCY, async (lead) => {
       const settled = lead.network_url ? (cache.get(lead.network_url)?.searched ?? []) : [];
       const searched = fields.filter((field) => !settled.includes(field));
@@ -126,17 +85,13 @@ export async function enrichBulkBatch(
   }
 
   const cursor = leads.at(-1)?.id ?? input.after;
-  const last = leads.length < batchSize || cursor === job.last_lead_id;
+  const last = leads.length < batchSize || cursor === job.lastLeadId;
   try {
     return await em.transactional(async (tx) => {
-      await lockOrganization(tx, job.organization_id);
-      const moved = await tx.execute(
-        `update enrichment_job set cursor = ?, updated_at = now() where id = ? and status = 'processing' and cursor is not distinct from ? returning id`,
-        [cursor, job.id, input.after],
-      );
-      if (moved.length === 0) throw new BatchAlreadyCommitted();
+      await lockOrganization(tx, job.organizationId);
+      if (!(await moveBulkCursor(tx, job.id, input.after, cursor))) throw new BatchAlreadyCommitted();
       const urls = leads.flatMap((lead) => (lead.network_url ? [lead.network_url] : []));
-      const cache = await findFreshProfiles(tx, job.organization_id, urls, cacheDays);
+      const cache = await findFreshProfiles(tx, job.organizationId, urls, cacheDays);
       const changed = new Map<string, CachedProfile>();
       const writes: Array<{ id: string; values: Partial<Record<EnrichmentField, string>> }> = [];
       let stopped = broke;
@@ -152,7 +107,7 @@ export async function enrichBulkBatch(
         const delivery = await deliverFinds(
           tx,
           {
-            organizationId: job.organization_id,
+            organizationId: job.organizationId,
             keyPrefix: `${job.id}:${lead.id}`,
             reason: 'Bulk enrichment',
             refType: 'enrichment_job',
@@ -195,56 +150,15 @@ export async function enrichBulkBatch(
         }
       }
 
-      await writeLeads(tx, writes);
-      await saveCacheEntries(tx, job.organization_id, [...changed.values()]);
+      await writeEnrichedValues(tx, writes);
+      await saveCacheEntries(tx, job.organizationId, [...changed.values()]);
       const done = stopped || last;
-      await tx.execute(
-        `update enrichment_job set
-           processed_leads = processed_leads + ?, success_count = success_count + ?, failed_count = failed_count + ?,
-           credits_used = credits_used + ?,
-           status = case when ? then 'completed' else status end,
-           stop_reason = case when ? then 'insufficient_credits' else stop_reason end,
-           skipped_count = case when ? then total_leads - processed_leads - ? else skipped_count end,
-           completed_at = case when ? then now() else completed_at end,
-           updated_at = now()
-         where id = ?`,
-        [processed, succeeded, processed - succeeded, credits, done, stopped, stopped, processed, done, job.id],
-      );
+      await recordBulkBatch(tx, job.id, { processed, succeeded, credits, done, stopped });
       return { cursor, done };
     });
   } catch (error) {
     if (!(error instanceof BatchAlreadyCommitted)) throw error;
-    const now = await loadJob(em, input.jobId);
+    const now = await loadBulkWork(em, input.jobId);
     return { cursor: now?.cursor ?? null, done: !now || now.status !== 'processing' };
   }
-}
-
-/** The delivered data onto the leads, one statement; fields not delivered keep their value. */
-async function writeLeads(tx: EntityManager, writes: ReadonlyArray<{ id: string; values: Partial<Record<EnrichmentField, string>> }>) {
-  if (writes.length === 0) return;
-  const rows = writes.map(() => '(?::uuid, ?::varchar, ?::varchar, ?::varchar)').join(', ');
-  await tx.execute(
-    `update lead as l set
-       work_email = coalesce(v.work_email, l.work_email),
-       personal_email = coalesce(v.personal_email, l.personal_email),
-       phone = coalesce(v.phone, l.phone),
-       enriched_at = now(), updated_at = now()
-     from (values ${rows}) as v(id, work_email, personal_email, phone)
-     where l.id = v.id`,
-    writes.flatMap((w) => [w.id, w.values.workEmail ?? null, w.values.personalEmail ?? null, w.values.phone ?? null]),
-  );
-}
-
-/** pending → processing (the workflow's first step). */
-export async function beginBulkJob(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(`update enrichment_job set status = 'processing', updated_at = now() where id = ? and status = 'pending'`, [jobId]);
-}
-
-/** The job cannot go on (a provider rejected the key, retries exhausted): failed, with the reason. */
-export async function failBulkJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
-  await em.execute(
-    `update enrichment_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
-     where id = ? and status in ('pending', 'processing')`,
-    [reason.slice(0, 2000), jobId],
-  );
 }

@@ -3,7 +3,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { errorBody } from './errors.ts';
 import { withLogContext } from '../log.ts';
 import { handleError } from './error-handler.ts';
 import { createAppMetrics } from './metrics.ts';
@@ -13,21 +14,18 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { docsRoutes } from './routes/docs.ts';
-import { enrichmentRoutes } from './routes/enrichment.ts';
-import { externalEnrichmentRoutes } from './routes/external-enrichment.ts';
+import { bulkEnrichmentRoutesFor, enrichmentRoutes, enrichOneRoutesFor } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
-import { externalListRoutes } from './routes/external-lists.ts';
-import { externalVerificationRoutes } from './routes/external-verification.ts';
+import { externalVerifyRoutes } from './routes/external-verification.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
-import { listRoutes } from './routes/lists.ts';
+import { listRoutes, listRoutesFor } from './routes/lists.ts';
+import { keyAudience } from './router.ts';
 import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
-import { verificationRoutes } from './routes/verification.ts';
+import { verificationJobRoutesFor, verificationRoutes } from './routes/verification.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
-
-const isMultipart = (type: string | undefined) =>
-  type?.toLowerCase().startsWith('multipart/form-data') ?? false;
+import { isMultipart } from './multipart.ts';
 
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
@@ -86,10 +84,12 @@ export function createApp(deps: AppDeps) {
   app.route('/api/credits', creditRoutes);
   app.route('/api/settings', settingsRoutes);
   app.route('/api/api-keys', apiKeyRoutes);
-  app.route('/api/external/lists', externalListRoutes);
+  app.route('/api/external/lists', listRoutesFor(keyAudience));
   app.route('/api/external/leads', externalLeadRoutes);
-  app.route('/api/external', externalVerificationRoutes);
-  app.route('/api/external', externalEnrichmentRoutes);
+  app.route('/api/external', externalVerifyRoutes);
+  app.route('/api/external/verification', verificationJobRoutesFor(keyAudience));
+  app.route('/api/external', enrichOneRoutesFor(keyAudience));
+  app.route('/api/external/enrichment', bulkEnrichmentRoutesFor(keyAudience));
   app.route('/api/webhooks', webhookRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', docsRoutes);
 
   app.notFound((c) =>
-    c.json(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404),
+    c.json(errorBody(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`)), 404),
   );
   app.onError(handleError);
   return app;

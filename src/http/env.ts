@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { HotPath } from '../hot-path.ts';
+import type { SmtpEnvironment } from '../smtp/environment.ts';
 
 export type { Scope } from '../domain/scopes.ts';
 
@@ -22,6 +23,8 @@ export interface AppDeps extends HotPath {
   temporal: Client;
   /** The Temporal worker's Prometheus exporter in this process (ROLE=all), appended to `GET /metrics`. */
   workerMetricsUrl?: string;
+  /** The resolver and outbound-SMTP checks of the worker in this process (ROLE=all), for `/readyz`. */
+  smtpEnvironment?: SmtpEnvironment;
 }
 
 export interface AppEnv {

@@ -4,7 +4,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { log } from '../log.ts';
 import type { AppEnv } from './env.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { errorBody, statusOf } from './errors.ts';
 
 // Network errors, and the SQLSTATEs of a server that cannot take work now: class 08 (connection exception), 53
 // (insufficient resources: too many connections, out of memory or disk), 57P01-57P03 (shutting down, starting
@@ -57,5 +58,5 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   else if (apiError.code === 'unavailable') log.warn('request failed: dependency unavailable', context);
   if (apiError.code === 'unavailable' && !apiError.headers['Retry-After']) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
-  return c.json(apiError.toBody(), apiError.status);
+  return c.json(errorBody(apiError), statusOf(apiError));
 }

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
+import type { ApiError, ErrorCode } from '../errors.ts';
 
-/** The closed set of error codes; the status of every error response derives from this one map. */
+/** The status of every error response derives from this one map. */
 export const ERROR_STATUS = {
   validation_error: 400,
   unauthorized: 401,
@@ -17,32 +18,17 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
-} as const;
+} as const satisfies Record<ErrorCode, number>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
-type Status<C extends ErrorCode> = (typeof ERROR_STATUS)[C];
+export const statusOf = <C extends ErrorCode>(error: ApiError<C>): (typeof ERROR_STATUS)[C] => ERROR_STATUS[error.code];
 
-export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
-  readonly code: C;
-  readonly details: unknown;
-  readonly headers: Record<string, string>;
-  constructor(code: C, message: string, details?: unknown, headers: Record<string, string> = {}) {
-    super(message);
-    this.code = code;
-    this.details = details;
-    this.headers = headers;
-  }
-  get status(): Status<C> {
-    return ERROR_STATUS[this.code];
-  }
-  toBody() {
-    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } };
-  }
-}
-
-export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
-export const invalidState = (message: string, currentState: string) =>
-  new ApiError('invalid_state', message, { currentState });
+export const errorBody = (error: ApiError) => ({
+  error: {
+    code: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  },
+});
 
 export const ErrorBodySchema = z
   .object({

@@ -1,7 +1,9 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
+
+export const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
 export interface UploadedFile {
   fileName: string;
@@ -18,7 +20,7 @@ export async function streamMultipart<T>(
   opts: { fileField: string; maxFileBytes: number; consume: (file: UploadedFile) => Promise<T> },
 ): Promise<{ fields: Record<string, string>; result: T }> {
   const contentType = req.headers.get('content-type') ?? '';
-  if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
+  if (!isMultipart(contentType)) {
     throw new ApiError('unsupported_media_type', 'Send multipart/form-data with a CSV in the `file` field');
   }
   if (!req.body) throw missingFile(opts.fileField);
@@ -76,11 +78,13 @@ export async function streamMultipart<T>(
     parser.on('close', resolve);
   });
 
-  pipeline(Readable.fromWeb(req.body as WebReadableStream<Uint8Array>), parser, () => undefined);
+  // Settles once the whole body was read (or the read failed): a caller hashing the body (idempotency) sees all of it.
+  const read = new Promise<void>((resolve) => pipeline(Readable.fromWeb(req.body as WebReadableStream<Uint8Array>), parser, () => resolve()));
   await finished.catch(async (err) => {
     if (consumed) await consumed.catch(() => undefined);
     throw err;
   });
+  await read;
   if (!consumed) throw missingFile(opts.fileField);
   return { fields, result: await consumed };
 }

@@ -1,7 +1,8 @@
 import { OpenAPIHono, type RouteConfig, createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Scope } from './env.ts';
-import { ApiError, type ErrorCode, errorResponses } from './errors.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import { errorResponses } from './errors.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requireSession } from './middleware/session.ts';
@@ -46,10 +47,19 @@ const IdempotencyHeaders = z.object({
   }),
 });
 
+const ReplayedHeader = {
+  'Idempotency-Replayed': {
+    description: '`true` when this is the stored response to an earlier request with the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+
 /** The idempotency check runs after authentication: keys belong to the caller's organization. */
 function withIdempotency<R extends Plain>(route: R, idempotent: boolean | undefined, auth: MiddlewareHandler<AppEnv>) {
   if (!idempotent) return { route, middleware: [auth] };
-  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders } }, middleware: [auth, idempotency] };
+  // Every stored answer (below 500) may come back as a replay, so each documented response may carry the header.
+  const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, { ...response, headers: ReplayedHeader }]));
+  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders }, responses }, middleware: [auth, idempotency] };
 }
 type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 
@@ -59,7 +69,7 @@ export function sessionRoute<const R extends Plain>(config: R & Extra) {
   const { route, middleware } = withIdempotency(plain, idempotent, requireSession);
   return createRoute({
     ...(route as R),
-    security: [{ session: [] }],
+    security: [{ session: [] }] as Array<Record<string, string[]>>,
     middleware,
     responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
   });
@@ -77,7 +87,7 @@ export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scop
   return createRoute({
     ...(route as R),
     description: route.description ? `${route.description}\n\n${needs}` : needs,
-    security: accepted.map((scope) => ({ apiKey: [scope] })),
+    security: accepted.map((scope) => ({ apiKey: [scope] })) as Array<Record<string, string[]>>,
     middleware,
     responses: { ...errorResponses('unauthorized', 'forbidden', 'rate_limited', ...errors), ...route.responses } as R['responses'],
   });
@@ -105,3 +115,28 @@ export function publicRoute<const R extends Plain>(config: R & Extra) {
   const { errors = [], ...route } = config;
   return createRoute({ ...(route as R), responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
 }
+
+/**
+ * Who a route declaration is mounted for: the dashboard (a session; the key scopes are not asked) or
+ * integrations (an `X-API-Key` holding one of `scopes`). Routes that differ only in that are declared
+ * once, as a function of the audience, and mounted twice.
+ */
+export interface Audience {
+  route: <const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) => ReturnType<typeof sessionRoute<R>>;
+  /** OpenAPI tag: the resource's own for the dashboard, `external` for integrations. */
+  tag: (resource: string) => string;
+  /** Where leads created through these routes come from. */
+  leadSource: 'manual' | 'api';
+}
+
+export const sessionAudience: Audience = {
+  route: (_scopes, config) => sessionRoute(config),
+  tag: (resource) => resource,
+  leadSource: 'manual',
+};
+
+export const keyAudience: Audience = {
+  route: (scopes, config) => apiKeyRoute(scopes, config),
+  tag: () => 'external',
+  leadSource: 'api',
+};

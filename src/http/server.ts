@@ -3,7 +3,8 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { errorBody, statusOf } from './errors.ts';
 
 /** Longest request line answered as 414 rather than 431 when Node's header limit (16 KiB) is hit. */
 const REQUEST_LINE_LIMIT = 8 * 1024;
@@ -27,9 +28,9 @@ function answerClientError(err: ParserError, socket: Duplex) {
     return;
   }
   const error = classify(err);
-  const body = JSON.stringify(error.toBody());
+  const body = JSON.stringify(errorBody(error));
   socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${statusOf(error)} ${STATUS_TEXT[statusOf(error)] ?? 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -1,4 +1,4 @@
-import type { Release } from './limits.ts';
+import type { Release } from '../concurrency.ts';
 
 interface Waiter {
   grant: (release: Release) => void;

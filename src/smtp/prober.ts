@@ -6,6 +6,7 @@ import type { AddressFinding, CatchAllVerdict, DomainProbeContext } from './doma
 import { DomainProbe } from './domain-probe.ts';
 import type { MxLookup } from './dns.ts';
 import { MxResolver } from './dns.ts';
+import { ENVIRONMENT_REASONS, SmtpEnvironment } from './environment.ts';
 import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
 import { describeFlags, emailFlags } from './flags.ts';
 import { FairSlots } from './fair-slots.ts';
@@ -45,6 +46,7 @@ const optionsSchema = z.object({
   maxRejectsPerSession: z.number().int().positive().default(8),
   rcptPerTransaction: z.number().int().positive().default(100),
   providerLimits: providerOverridesSchema.default({}),
+  canaryDomains: z.array(z.string().min(1)).default([]),
 });
 type ParsedOptions = z.infer<typeof optionsSchema>;
 
@@ -60,6 +62,8 @@ const REASONS = {
   syntax: 'invalid address syntax',
   noMailHost: 'no MX or A record',
   nullMx: 'null MX (RFC 7505): the domain accepts no mail',
+  resolverUnreliable: `${ENVIRONMENT_REASONS.resolverUnreliable}: no MX or A record, says a resolver that denies well-known mail domains too`,
+  egressBlocked: (port: number) => `${ENVIRONMENT_REASONS.egressBlocked}: port ${port} reaches no mail server from this worker`,
 } as const;
 
 function outcome(
@@ -139,6 +143,7 @@ export class SmtpProber {
   readonly #providers: Record<MxProvider, ProviderLimits>;
   readonly #channels = new Map<string, HostChannel>();
   readonly #dns: MxResolver;
+  readonly #environment: SmtpEnvironment;
 
   constructor(options: SmtpProberOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -159,6 +164,12 @@ export class SmtpProber {
       timeoutMs: parsed.data.timeoutMs,
       ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
     });
+    this.#environment = new SmtpEnvironment(this.#dns, { canaryDomains: parsed.data.canaryDomains, port: parsed.data.port });
+  }
+
+  /** The resolver and outbound-SMTP checks this instance's verdicts depend on (CONTRACT §10). */
+  get environment(): SmtpEnvironment {
+    return this.#environment;
   }
 
   /** Connections currently open (or being opened) by this instance. */
@@ -251,8 +262,20 @@ export class SmtpProber {
     });
     if (indicesByAddress.size === 0) return done(null, null);
 
-    const lookup = await this.#dns.lookupMx(asciiDomain);
+    const [lookup, environment] = await Promise.all([this.#dns.lookupMx(asciiDomain), this.#environment.current()]);
     signal?.throwIfAborted();
+    const settleAll = (result: EmailResult, reason: string) => {
+      for (const indices of indicesByAddress.values())
+        for (const index of indices) settle(index, outcome(entries[index] as Entry, result, 'precheck', reason, null));
+    };
+    if (lookup.kind === 'no-mail-host' && environment.dns === 'unreliable') {
+      settleAll('Unknown', REASONS.resolverUnreliable);
+      return done(null, null);
+    }
+    if (lookup.kind === 'mx' && environment.smtp === 'blocked') {
+      settleAll('Unknown', REASONS.egressBlocked(this.#options.port));
+      return done(null, null);
+    }
     if (lookup.kind !== 'mx') {
       const verdict = dnsVerdict(lookup);
       for (const indices of indicesByAddress.values()) {
@@ -304,13 +327,14 @@ export class SmtpProber {
       else candidates.push(entry);
     }
     if (candidates.length === 0) return { domain: asciiDomain, mxHost: null, failed, passed: [] };
-    const lookup = await this.#dns.lookupMx(asciiDomain);
+    const [lookup, environment] = await Promise.all([this.#dns.lookupMx(asciiDomain), this.#environment.current()]);
     const passed = candidates.map((entry) => entry.email);
     if (lookup.kind === 'mx')
       return { domain: asciiDomain, mxHost: lookup.hosts[0]?.host ?? null, failed, passed };
     const verdict = dnsVerdict(lookup);
-    // A failed lookup proves nothing: those addresses go on to the paid check.
-    if (verdict.result !== 'Invalid') return { domain: asciiDomain, mxHost: null, failed, passed };
+    // A failed lookup, or a denial by a resolver that denies everything, proves nothing: the paid check decides.
+    const untrusted = lookup.kind === 'no-mail-host' && environment.dns === 'unreliable';
+    if (verdict.result !== 'Invalid' || untrusted) return { domain: asciiDomain, mxHost: null, failed, passed };
     failed.push(...candidates.map((entry) => outcome(entry, 'Invalid', 'precheck', verdict.reason, null)));
     return { domain: asciiDomain, mxHost: null, failed, passed: [] };
   }

@@ -66,4 +66,6 @@ export interface SmtpProberOptions {
   greylistAttempts?: number;
   /** Consecutive sessions that may fail without answering anything before the rest is Unknown (default 3). */
   maxReconnects?: number;
+  /** Well-known domains the resolver and outbound SMTP are checked against (`SMTP_CANARY_DOMAINS`); none: no checks. */
+  canaryDomains?: string[];
 }

@@ -166,6 +166,63 @@ describe('Idempotency-Key (CONTRACT §9.2)', () => {
     expect(res.headers.get('idempotency-replayed')).toBeNull();
   });
 
+  it('replays a lead CSV import sent again with a new multipart boundary, imports once, and refuses another file under the key', async () => {
+    const { agent } = await h.signup();
+    const listId = await newList(agent);
+    const key = newKey();
+    const form = (csv: string) => {
+      const data = new FormData();
+      data.append('file', new Blob([csv], { type: 'text/csv' }), 'leads.csv');
+      return data;
+    };
+    const csv = 'email,first_name\nann@acme.test,Ann\nbob@acme.test,Bob\n';
+    const first = await agent.send('POST', `/api/lists/${listId}/leads/import`, { body: form(csv), headers: keyed(key) });
+    expect(first.status).toBe(201);
+    // A FormData is serialized with a fresh random boundary each time: the bytes differ, the upload does not.
+    const again = await agent.send('POST', `/api/lists/${listId}/leads/import`, { body: form(csv), headers: keyed(key) });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await agent.send('POST', `/api/lists/${listId}/leads/import`, { body: form('email\ncid@acme.test\n'), headers: keyed(key) });
+    expect(expectError(other, 422, 'unprocessable').details.reason).toBe('idempotency_key_reused');
+    const [{ count }] = await h.sql(`select count(*)::int as count from lead where list_id = ?`, [listId]);
+    expect(count).toBe(2);
+  });
+
+  it('starts one scrape job for an upload sent twice under one key', async () => {
+    const { agent, organizationId } = await h.signup();
+    const key = newKey();
+    const form = () => {
+      const data = new FormData();
+      data.append('file', new Blob(['company\nAcme\nGlobex\n'], { type: 'text/csv' }), 'companies.csv');
+      data.append('name', 'Prospects');
+      return data;
+    };
+    const first = await agent.send('POST', '/api/scrape/jobs', { body: form(), headers: keyed(key) });
+    const again = await agent.send('POST', '/api/scrape/jobs', { body: form(), headers: keyed(key) });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body.job.id).toBe(first.body.job.id);
+    const [{ count }] = await h.sql(`select count(*)::int as count from scrape_job where organization_id = ?`, [organizationId]);
+    expect(count).toBe(1);
+  });
+
+  it('stores the answer to an upload refused before its body was read (404), and replays it', async () => {
+    const { agent } = await h.signup();
+    const key = newKey();
+    const form = () => {
+      const data = new FormData();
+      data.append('file', new Blob(['email\nann@acme.test\n'], { type: 'text/csv' }), 'leads.csv');
+      return data;
+    };
+    const path = `/api/lists/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}/leads/import`;
+    expectError(await agent.send('POST', path, { body: form(), headers: keyed(key) }), 404, 'not_found');
+    const again = await agent.send('POST', path, { body: form(), headers: keyed(key) });
+    expectError(again, 404, 'not_found');
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+  });
+
   it('documents the Idempotency-Key header on the routes that honour it', async () => {
     const doc = (await new Agent(h.app).get('/openapi.json')).body;
     const header = (path: string) =>
@@ -174,5 +231,9 @@ describe('Idempotency-Key (CONTRACT §9.2)', () => {
       expect(header(path), path).toBe(true);
     }
     expect(header('/api/external/verify')).toBe(false);
+    for (const path of ['/api/lists/{listId}/leads/import', '/api/scrape/jobs']) {
+      expect(header(path), path).toBe(true);
+      expect(doc.paths[path].post.responses['201'].headers['Idempotency-Replayed'].schema).toEqual({ type: 'string', enum: ['true'] });
+    }
   });
 });

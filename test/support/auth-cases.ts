@@ -28,6 +28,8 @@ export interface ExternalRoute {
    * act for the key's own organization, and `check` proves nothing of this organization shows.
    */
   otherOrganization: { status: 404 } | { status: number; check: (res: AgentResponse, r: OrgResources) => void };
+  /** The route also takes a session (`/api/webhooks`): without a key it is refused as a request without a session. */
+  sessionOrKey?: true;
 }
 
 const notFound = { status: 404 } as const;
@@ -176,7 +178,7 @@ export interface AuthCaseFixture {
 }
 
 /** An organization with a list, a lead and every kind of key the cases need, plus another organization's key. */
-export async function createAuthCaseFixture(h: Harness): Promise<AuthCaseFixture> {
+export async function createAuthCaseFixture(h: Harness, routes: ExternalRoute[] = EXTERNAL_ROUTES): Promise<AuthCaseFixture> {
   const { agent: owner } = await h.signup({ credits: 10 });
   const list = (await owner.post('/api/lists', { name: 'Owned', description: 'not yours' })).body;
   const lead = (await owner.post(`/api/lists/${list.id}/leads`, { leads: [{ email: 'owned@acme.test', phone: '+14155552671' }] })).body.leads[0];
@@ -190,7 +192,7 @@ export async function createAuthCaseFixture(h: Harness): Promise<AuthCaseFixture
   await h.sql(`update api_key set expires_at = now() - interval '1 second' where id = ?`, [expired.id]);
 
   const lacking = new Map<string, string>();
-  for (const scopes of new Set(EXTERNAL_ROUTES.map((r) => r.scopes.join()))) {
+  for (const scopes of new Set([...EXTERNAL_ROUTES, ...routes].map((r) => r.scopes.join()))) {
     const others = ALL_SCOPES.filter((s) => !scopes.split(',').includes(s));
     lacking.set(scopes, (await createKey(owner, others)).key);
   }
@@ -241,7 +243,7 @@ export function describeExternalAuthCases(fixture: () => AuthCaseFixture, routes
     };
 
     describe(route.name, () => {
-      it('refuses a request without a key (401)', () => refusedWith({}, 401, 'unauthorized', 'missing'));
+      it('refuses a request without a key (401)', () => refusedWith({}, 401, 'unauthorized', route.sessionOrKey ? undefined : 'missing'));
 
       it('refuses malformed keys (401)', async () => {
         const good = generateApiKey();

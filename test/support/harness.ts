@@ -46,6 +46,8 @@ export async function startHarness(
     SIGNUP_PER_HOUR: '1000000',
     LOGIN_PER_MINUTE: '1000000',
     DATABASE_POOL_MAX: '5',
+    // Test mail worlds serve none of the real canary domains; the environment tests name their own.
+    SMTP_CANARY_DOMAINS: '',
     ...options.env,
   });
   const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } });

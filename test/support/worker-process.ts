@@ -38,7 +38,7 @@ export async function startServiceProcess(
   // Each process its own worker metrics exporter, so processes of parallel test files never fight over one port.
   const workerMetrics = `127.0.0.1:${await freePort()}`;
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', WORKER_METRICS_ADDRESS: workerMetrics, ...env, ROLE: role, PORT: String(port) },
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', WORKER_METRICS_ADDRESS: workerMetrics, SMTP_CANARY_DOMAINS: '', ...env, ROLE: role, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

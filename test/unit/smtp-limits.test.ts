@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FairSlots } from '../../src/smtp/fair-slots.ts';
-import { Semaphore } from '../../src/smtp/limits.ts';
+import { Semaphore } from '../../src/concurrency.ts';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

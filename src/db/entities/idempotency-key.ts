@@ -10,6 +10,8 @@ import { Organization } from './organization.ts';
 export const IdempotencyKey = defineEntity({
   name: 'IdempotencyKey',
   uniques: [{ properties: ['organization', 'key'] }],
+  // The periodic cleanup deletes by age.
+  indexes: [{ properties: ['createdAt'] }],
   properties: {
     id: idProperty(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

@@ -20,16 +20,18 @@ import { VerificationSpend } from './verification-spend.ts';
 import { IdempotencyKey } from './idempotency-key.ts';
 import { VerifyCheck } from './verify-check.ts';
 import { VerifyDomainFact } from './verify-domain-fact.ts';
+import { WebhookDelivery } from './webhook-delivery.ts';
 import { WebhookEndpoint } from './webhook-endpoint.ts';
+import { WebhookEvent } from './webhook-event.ts';
 
 export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSpend };
 export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRequest };
 export { ScrapeItem, ScrapeJob };
-export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookEndpoint };
+export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
 export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
   VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, ScrapeJob, ScrapeItem,
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
-  VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint];
+  VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery];

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { DECISIONS, VERIFICATION_METHODS, VERIFICATION_STAGES } from '../../domain/verification.ts';
+import { DECISIONS, type JobWarning, VERIFICATION_METHODS, VERIFICATION_STAGES } from '../../domain/verification.ts';
 import { createdAtProperty, idProperty, updatedAtProperty } from './common.ts';
 import { List } from './list.ts';
 import { Organization } from './organization.ts';
@@ -34,6 +34,8 @@ export const VerificationJob = defineEntity({
     decisionMadeAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     failureReason: p.text().nullable(),
+    /** Conditions of the worker's surroundings that kept addresses from a verdict (CONTRACT §10). */
+    warnings: p.json<JobWarning[]>().default('[]'),
     createdAt: createdAtProperty(),
     updatedAt: updatedAtProperty(),
   },

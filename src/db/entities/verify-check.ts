@@ -6,7 +6,8 @@ import { Organization } from './organization.ts';
 /** One single-address check (`POST /api/external/verify`) of an organization; the recent ones answer repeats. */
 export const VerifyCheck = defineEntity({
   name: 'VerifyCheck',
-  indexes: [{ properties: ['organization', 'email', 'checkedAt'] }],
+  // The second index serves the periodic cleanup, which deletes by age across organizations.
+  indexes: [{ properties: ['organization', 'email', 'checkedAt'] }, { properties: ['checkedAt'] }],
   properties: {
     id: idProperty(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

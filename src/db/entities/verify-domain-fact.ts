@@ -8,6 +8,8 @@ import { idProperty } from './common.ts';
  */
 export const VerifyDomainFact = defineEntity({
   name: 'VerifyDomainFact',
+  // The periodic cleanup deletes by age.
+  indexes: [{ properties: ['checkedAt'] }],
   properties: {
     id: idProperty(),
     domain: p.string().length(253).unique(),

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { estimateCredits, type EnrichmentField } from '../../domain/enrichment.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { EnrichmentJob } from '../entities/index.ts';
 import type { IEnrichmentJob } from '../entities/enrichment-job.ts';
 
@@ -38,6 +38,88 @@ export async function getBulkJob(em: EntityManager, organizationId: string, jobI
   return job;
 }
 
-export async function deleteBulkJob(em: EntityManager, job: IEnrichmentJob): Promise<void> {
-  await em.nativeDelete(EnrichmentJob, { id: job.id });
+export async function deleteBulkJob(em: EntityManager, jobId: string): Promise<void> {
+  await em.nativeDelete(EnrichmentJob, { id: jobId });
+}
+
+/** What one batch of a bulk job works from: the job's own columns and its organization's balance. */
+export interface BulkWork {
+  id: string;
+  organizationId: string;
+  listId: string;
+  status: string;
+  fields: EnrichmentField[];
+  cursor: string | null;
+  lastLeadId: string | null;
+  creditBalance: number;
+}
+
+export async function loadBulkWork(em: EntityManager, jobId: string): Promise<BulkWork | undefined> {
+  const [row] = await em.execute<
+    Array<{ id: string; organization_id: string; list_id: string; status: string; fields: string[] | string; cursor: string | null; last_lead_id: string | null; credit_balance: string | number }>
+  >(
+    `select j.id, j.organization_id, j.list_id, j.status, j.fields, j.cursor, j.last_lead_id, o.credit_balance
+     from enrichment_job j join organization o on o.id = j.organization_id where j.id = ?`,
+    [jobId],
+  );
+  if (!row) return undefined;
+  // The driver hands text[] back as an array, or as its literal when the column type is not registered.
+  const fields = Array.isArray(row.fields) ? row.fields : row.fields.replace(/^\{|\}$/g, '').split(',').filter(Boolean);
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    listId: row.list_id,
+    status: row.status,
+    fields: fields as EnrichmentField[],
+    cursor: row.cursor,
+    lastLeadId: row.last_lead_id,
+    creditBalance: Number(row.credit_balance),
+  };
+}
+
+/**
+ * Moves the cursor from `from` to `to` while the job is processing; false when another run of the same
+ * batch already moved it (a batch commits once).
+ */
+export async function moveBulkCursor(tx: EntityManager, jobId: string, from: string | null, to: string | null): Promise<boolean> {
+  const moved = await tx.execute(
+    `update enrichment_job set cursor = ?, updated_at = now() where id = ? and status = 'processing' and cursor is not distinct from ? returning id`,
+    [to, jobId, from],
+  );
+  return moved.length > 0;
+}
+
+/** A committed batch's counts onto the job; `done` completes it, `stopped` names the empty balance. */
+export async function recordBulkBatch(
+  tx: EntityManager,
+  jobId: string,
+  batch: { processed: number; succeeded: number; credits: number; done: boolean; stopped: boolean },
+): Promise<void> {
+  const { processed, succeeded, credits, done, stopped } = batch;
+  await tx.execute(
+    `update enrichment_job set
+       processed_leads = processed_leads + ?, success_count = success_count + ?, failed_count = failed_count + ?,
+       credits_used = credits_used + ?,
+       status = case when ? then 'completed' else status end,
+       stop_reason = case when ? then 'insufficient_credits' else stop_reason end,
+       skipped_count = case when ? then total_leads - processed_leads - ? else skipped_count end,
+       completed_at = case when ? then now() else completed_at end,
+       updated_at = now()
+     where id = ?`,
+    [processed, succeeded, processed - succeeded, credits, done, stopped, stopped, processed, done, jobId],
+  );
+}
+
+/** pending → processing (the workflow's first step). */
+export async function beginBulkJob(em: EntityManager, jobId: string): Promise<void> {
+  await em.execute(`update enrichment_job set status = 'processing', updated_at = now() where id = ? and status = 'pending'`, [jobId]);
+}
+
+/** The job cannot go on (a provider rejected the key, retries exhausted): failed, with the reason. */
+export async function failBulkJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
+  await em.execute(
+    `update enrichment_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
+     where id = ? and status in ('pending', 'processing')`,
+    [reason.slice(0, 2000), jobId],
+  );
 }

@@ -10,14 +10,15 @@ export interface IdempotentRequest {
   key: string;
   method: string;
   path: string;
-  bodyHash: string;
+  /** null for a streamed upload: its hash is known only once the handler has read it (stored by completeKey). */
+  bodyHash: string | null;
 }
 
 export type Claim =
   | { kind: 'claimed'; id: string }
   | { kind: 'running' }
   | { kind: 'mismatch' }
-  | { kind: 'done'; status: number; body: string; contentType: string | null };
+  | { kind: 'done'; bodyHash: string; status: number; body: string; contentType: string | null };
 
 /**
  * Takes the key for this request, or reports what holds it. The unique (organization, key) index settles a race:
@@ -34,7 +35,7 @@ export async function claimKey(em: EntityManager, r: IdempotentRequest): Promise
            status = null, response = null, content_type = null, created_at = now()
        where idempotency_key.created_at < now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})
      returning id`,
-    [id, r.organizationId, r.key, r.method, r.path, r.bodyHash],
+    [id, r.organizationId, r.key, r.method, r.path, r.bodyHash ?? ''],
   );
   if (taken) return { kind: 'claimed', id: taken.id };
   const [row] = await conn.execute(
@@ -43,13 +44,40 @@ export async function claimKey(em: EntityManager, r: IdempotentRequest): Promise
   );
   // Released (a 5xx) between the insert and this read: the caller may simply send it again.
   if (!row) return { kind: 'running' };
-  if (row.method !== r.method || row.path !== r.path || row.body_hash !== r.bodyHash) return { kind: 'mismatch' };
+  if (row.method !== r.method || row.path !== r.path || (r.bodyHash !== null && row.body_hash !== r.bodyHash)) return { kind: 'mismatch' };
   if (row.status === null) return { kind: 'running' };
-  return { kind: 'done', status: row.status, body: row.response ?? '', contentType: row.content_type };
+  return { kind: 'done', bodyHash: row.body_hash, status: row.status, body: row.response ?? '', contentType: row.content_type };
 }
 
-export async function completeKey(em: EntityManager, id: string, status: number, body: string, contentType: string | null): Promise<void> {
-  await em.getConnection().execute(`update idempotency_key set status = ?, response = ?, content_type = ? where id = ?`, [status, body, contentType, id]);
+export async function completeKey(
+  em: EntityManager,
+  id: string,
+  response: { status: number; body: string; contentType: string | null; bodyHash: string | null },
+): Promise<void> {
+  await em
+    .getConnection()
+    .execute(`update idempotency_key set status = ?, response = ?, content_type = ?, body_hash = coalesce(?, body_hash) where id = ?`, [
+      response.status,
+      response.body,
+      response.contentType,
+      response.bodyHash,
+      id,
+    ]);
+}
+
+/** Deletes keys older than the window (they no longer count) in batches, so the delete stays short; answers how many. */
+export async function deleteExpiredKeys(em: EntityManager, batch = 5_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await em.getConnection().execute(
+      `delete from idempotency_key where id in (
+         select id from idempotency_key where created_at < now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS}) limit ?
+       ) returning id`,
+      [batch],
+    );
+    total += rows.length;
+    if (rows.length < batch) return total;
+  }
 }
 
 /** Forgets a claim whose request did not give a storable answer, so the same key may be sent again. */

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EnrichmentField } from '../../domain/enrichment.ts';
 import type { LeadSource } from '../../domain/lead.ts';
-import { notFound } from '../../http/errors.ts';
-import type { LeadInput } from '../../http/schemas/lead.ts';
+import { notFound } from '../../errors.ts';
+import type { LeadInput } from '../../domain/lead-input.ts';
 import { newId } from '../entities/common.ts';
 import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';
@@ -55,4 +56,45 @@ export async function updateLead(em: EntityManager, lead: ILead, input: Partial<
 
 export async function deleteLead(em: EntityManager, lead: ILead) {
   await em.nativeDelete(Lead, { id: lead.id });
+}
+
+/** The person facts of a bulk-enrichment batch: up to `limit` leads of a list after `after`, up to `last`. */
+export interface EnrichmentLeadRow {
+  id: string;
+  network_url: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  title: string | null;
+  company: string | null;
+  company_domain: string | null;
+}
+
+export function leadsForEnrichment(
+  em: EntityManager,
+  range: { listId: string; after: string | null; last: string; limit: number },
+): Promise<EnrichmentLeadRow[]> {
+  return em.execute<EnrichmentLeadRow[]>(
+    `select id, network_url, first_name, last_name, title, company, company_domain from lead
+     where list_id = ? and id <= ? ${range.after ? 'and id > ?' : ''} order by id limit ?`,
+    [range.listId, range.last, ...(range.after ? [range.after] : []), range.limit],
+  );
+}
+
+/** Enrichment's delivered data onto the leads, one statement; fields not delivered keep their value. */
+export async function writeEnrichedValues(
+  tx: EntityManager,
+  writes: ReadonlyArray<{ id: string; values: Partial<Record<EnrichmentField, string>> }>,
+): Promise<void> {
+  if (writes.length === 0) return;
+  const rows = writes.map(() => '(?::uuid, ?::varchar, ?::varchar, ?::varchar)').join(', ');
+  await tx.execute(
+    `update lead as l set
+       work_email = coalesce(v.work_email, l.work_email),
+       personal_email = coalesce(v.personal_email, l.personal_email),
+       phone = coalesce(v.phone, l.phone),
+       enriched_at = now(), updated_at = now()
+     from (values ${rows}) as v(id, work_email, personal_email, phone)
+     where l.id = v.id`,
+    writes.flatMap((w) => [w.id, w.values.workEmail ?? null, w.values.personalEmail ?? null, w.values.phone ?? null]),
+  );
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { List } from '../entities/index.ts';
 import type { IList } from '../entities/list.ts';
 

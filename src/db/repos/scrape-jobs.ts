@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ScrapeInputType, ScrapeJobStatus } from '../../domain/scrape.ts';
-import { invalidState, notFound } from '../../http/errors.ts';
+import { invalidState, notFound } from '../../errors.ts';
 import { ScrapeJob } from '../entities/index.ts';
 import type { IScrapeJob } from '../entities/scrape-job.ts';
 
@@ -94,4 +94,9 @@ export async function failScrapeJob(em: EntityManager, jobId: string, reason: st
     [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)],
     'run',
   );
+}
+
+/** A job whose workflow never started: gone with its items. */
+export async function deleteScrapeJob(em: EntityManager, jobId: string): Promise<void> {
+  await em.nativeDelete(ScrapeJob, { id: jobId });
 }

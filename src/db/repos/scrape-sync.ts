@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { companyDomainOf } from '../../domain/scrape.ts';
-import { notFound } from '../../http/errors.ts';
-import { LeadInputSchema } from '../../http/schemas/lead.ts';
+import { notFound } from '../../errors.ts';
+import { LeadInputSchema } from '../../domain/lead-input.ts';
 import { insertLeads } from './leads.ts';
 import { createList } from './lists.ts';
 import { clearItemsSynced, itemsAfter, markItemsSynced, type ScrapeItemRow } from './scrape-items.ts';

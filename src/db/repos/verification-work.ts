@@ -5,6 +5,7 @@ import type { MxProvider } from '../../domain/mx-provider.ts';
 import {
   type Decision,
   gapResultsFor,
+  type JobWarning,
   stageAfterDecision,
   type VerificationMethod,
   type VerificationStage,
@@ -379,4 +380,15 @@ export async function failJob(em: EntityManager, jobId: string, reason: string) 
       [reason, jobId],
     );
   });
+}
+
+/** Adds warnings to the job's list, each code once however many slices saw it. */
+export async function addJobWarnings(em: EntityManager, jobId: string, warnings: JobWarning[]): Promise<void> {
+  await em.execute(
+    `update verification_job j set warnings = j.warnings || coalesce(
+       (select jsonb_agg(w) from jsonb_array_elements(?::jsonb) w
+         where not exists (select 1 from jsonb_array_elements(j.warnings) o where o->>'code' = w->>'code')), '[]'::jsonb)
+     where id = ?`,
+    [JSON.stringify(warnings), jobId],
+  );
 }

@@ -8,7 +8,7 @@ import {
   type VerificationMethod,
   type VerificationStage,
 } from '../../domain/verification.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../errors.ts';
 import { VerificationJob } from '../entities/index.ts';
 import type { IVerificationJob } from '../entities/verification-job.ts';
 
@@ -82,6 +82,7 @@ export async function createVerificationJob(
       decisionMadeAt: null,
       completedAt: null,
       failureReason: null,
+      warnings: [],
     });
     await tx.flush();
 

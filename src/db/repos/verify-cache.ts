@@ -88,3 +88,19 @@ export async function recentResult(em: EntityManager, organizationId: string, em
     checkedAt: date(row.checked_at),
   };
 }
+
+/** Deletes cache rows no read can use any more (older than their TTL), in batches so each delete stays short. */
+export async function deleteExpiredCache(em: EntityManager, ttl: { resultMs: number; domainMs: number }, batch = 5_000): Promise<{ checks: number; domainFacts: number }> {
+  const sweep = async (table: 'verify_check' | 'verify_domain_fact', ttlMs: number) => {
+    let total = 0;
+    for (;;) {
+      const rows = await em.getConnection().execute(
+        `delete from ${table} where id in (select id from ${table} where checked_at < now() - make_interval(secs => ?) limit ?) returning id`,
+        [ttlMs / 1000, batch],
+      );
+      total += rows.length;
+      if (rows.length < batch) return total;
+    }
+  };
+  return { checks: await sweep('verify_check', ttl.resultMs), domainFacts: await sweep('verify_domain_fact', ttl.domainMs) };
+}

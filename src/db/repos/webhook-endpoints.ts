@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpoint } from '../entities/index.ts';
 import type { IWebhookEndpoint } from '../entities/webhook-endpoint.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 
 export async function createEndpoint(
   em: EntityManager,

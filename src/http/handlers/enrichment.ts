@@ -13,11 +13,13 @@ import { createBulkJob, deleteBulkJob, getBulkJob, listSnapshot } from '../../db
 import { getList } from '../../db/repos/lists.ts';
 import { log } from '../../log.ts';
 import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
+import { startJobWorkflow } from '../../temporal/start-job.ts';
 import type { AppEnv } from '../env.ts';
 import { streamJob } from '../job-stream.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
-import { type BulkEnrichRequestSchema, toBulkJobDto } from '../schemas/enrichment.ts';
+import { toBulkJobDto } from '../../jobs/views.ts';
+import type { BulkEnrichRequestSchema } from '../schemas/enrichment.ts';
 import type { z } from '@hono/zod-openapi';
 
 /** A single enrichment waits this long for its workflow; the activities' own retries fit well within it. */
@@ -68,17 +70,12 @@ export async function startBulkEnrichment(c: Context<AppEnv>, input: z.infer<typ
   const snapshot = await listSnapshot(em, list.id);
   if (snapshot.totalLeads === 0) throw new ApiError('unprocessable', 'The list has no leads', { reason: 'empty_list' });
   const job = await createBulkJob(em, { organizationId: orgId, listId: list.id, fields: input.fields, ...snapshot });
-  try {
-    await deps.temporal.workflow.start<typeof bulkEnrichmentWorkflow>('bulkEnrichmentWorkflow', {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: workflowId('enrichment', job.id),
-      args: [{ jobId: job.id }],
-      typedSearchAttributes: jobSearchAttributes('enrichment', orgId, list.id),
-    });
-  } catch (error) {
-    await deleteBulkJob(em, job);
-    throw error;
-  }
+  await startJobWorkflow<typeof bulkEnrichmentWorkflow>(
+    deps.temporal,
+    deps.config.TEMPORAL_TASK_QUEUE,
+    { kind: 'enrichment', jobId: job.id, organizationId: orgId, listId: list.id, workflowType: 'bulkEnrichmentWorkflow', args: [{ jobId: job.id }] },
+    () => deleteBulkJob(em.fork(), job.id),
+  );
   return { jobId: job.id, status: 'pending' as const, totalLeads: job.totalLeads, estimatedCredits: job.estimatedCredits };
 }
 

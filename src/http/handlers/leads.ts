@@ -1,7 +1,8 @@
 /** Bodies of the single-lead routes, shared by `/api/leads` (session) and `/api/external/leads` (API key). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { deleteLead, getLead, updateLead } from '../../db/repos/leads.ts';
-import { type LeadInput, toLeadDto } from '../schemas/lead.ts';
+import { type LeadInput } from '../../domain/lead-input.ts';
+import { toLeadDto } from '../schemas/lead.ts';
 
 export async function getLeadDto(em: EntityManager, organizationId: string, leadId: string) {
   return toLeadDto(await getLead(em, organizationId, leadId));

@@ -10,7 +10,8 @@ import { createList, deleteList, getList, leadCounts, updateList } from '../../d
 import { type LeadFilter, pageLeadRows, pageListRows } from '../../db/repos/pages.ts';
 import type { LeadSource } from '../../domain/lead.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
-import { type LeadDto, type LeadInput, toLeadDto } from '../schemas/lead.ts';
+import { type LeadInput } from '../../domain/lead-input.ts';
+import { type LeadDto, toLeadDto } from '../schemas/lead.ts';
 import { toListDto } from '../schemas/list.ts';
 
 async function withLeadCount(em: EntityManager, list: IList) {

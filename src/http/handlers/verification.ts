@@ -8,14 +8,16 @@ import type { Context } from 'hono';
 import type { verificationWorkflow } from '../../../workflows/verification.ts';
 import { createVerificationJob, deleteVerificationJob, getJob, pageResults, viewJob } from '../../db/repos/verification.ts';
 import { VERIFICATION_STAGES, type VerificationMethod } from '../../domain/verification.ts';
-import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
+import { workflowId } from '../../temporal/shared.ts';
+import { startJobWorkflow } from '../../temporal/start-job.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
 import type { AppEnv } from '../env.ts';
 import { streamJob } from '../job-stream.ts';
-import { invalidState } from '../errors.ts';
+import { invalidState } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
-import { type DecisionInputSchema, toJobDto, toResultDto } from '../schemas/verification.ts';
+import { toJobDto } from '../../jobs/views.ts';
+import { type DecisionInputSchema, toResultDto } from '../schemas/verification.ts';
 import type { z } from '@hono/zod-openapi';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
@@ -24,18 +26,19 @@ export async function startVerificationJob(c: Context<AppEnv>, input: { listId: 
   const { config, temporal } = c.var.deps;
   const created = await createVerificationJob(c.var.em, orgId, input.listId, input.verificationMethod);
   const { job } = created;
-  try {
-    await temporal.workflow.start<typeof verificationWorkflow>('verificationWorkflow', {
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      workflowId: workflowId('verification', job.id),
+  await startJobWorkflow<typeof verificationWorkflow>(
+    temporal,
+    config.TEMPORAL_TASK_QUEUE,
+    {
+      kind: 'verification',
+      jobId: job.id,
+      organizationId: orgId,
+      listId: input.listId,
+      workflowType: 'verificationWorkflow',
       args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: config.VERIFICATION_DECISION_TIMEOUT }],
-      typedSearchAttributes: jobSearchAttributes('verification', orgId, input.listId),
-    });
-  } catch (error) {
-    // Without its workflow the job would block the list forever.
-    await deleteVerificationJob(c.var.em.fork(), job.id);
-    throw error;
-  }
+    },
+    () => deleteVerificationJob(c.var.em.fork(), job.id),
+  );
   return toJobDto(created);
 }
 

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { ApiKeyCheck } from '../../auth/api-key-cache.ts';
 import { addLogContext } from '../../log.ts';
 import type { AppEnv, Scope } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { requestHeader } from '../request-header.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { claimKey, completeKey, releaseKey } from '../../db/repos/idempotency.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
+import { isMultipart } from '../multipart.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotency-Replayed';
@@ -23,8 +24,10 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
       { path: 'header.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
     ]);
   }
-  // Hono keeps the text, so the route's own validator still reads the same body afterwards.
-  const bodyHash = createHash('sha256').update(await c.req.text()).digest('hex');
+  // An upload is hashed as the route streams it (never held whole); a JSON body is small and hashed up front
+  // (Hono keeps the text, so the route's own validator still reads the same body afterwards).
+  const streamed = isMultipart(c.req.header('content-type')) && c.req.raw.body !== null;
+  const bodyHash = streamed ? null : createHash('sha256').update(await c.req.text()).digest('hex');
   const em = c.var.em.fork();
   const claim = await claimKey(em, {
     organizationId: c.var.principal.organizationId,
@@ -40,16 +43,22 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ApiError('unprocessable', 'This Idempotency-Key was used for a different request', { reason: 'idempotency_key_reused' });
   }
   if (claim.kind === 'done') {
+    if (streamed && (await digestOf(c.req.raw)) !== claim.bodyHash) {
+      throw new ApiError('unprocessable', 'This Idempotency-Key was used for a different request', { reason: 'idempotency_key_reused' });
+    }
     const headers: Record<string, string> = { [REPLAYED_HEADER]: 'true' };
     if (claim.contentType) headers['Content-Type'] = claim.contentType;
     return new Response(claim.status === 204 ? null : claim.body, { status: claim.status, headers });
   }
+  const tap = streamed ? hashAsRead(c.req.raw) : null;
+  if (tap) c.req.raw = tap.request;
   try {
     await next();
   } catch (error) {
     await releaseKey(em, claim.id);
     throw error;
   }
+  const streamedHash = tap ? await tap.digest() : null;
   const text = await c.res.clone().text();
   let reason: unknown;
   try {
@@ -57,6 +66,77 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   } catch {
     reason = undefined;
   }
-  if (isStorable(c.res.status, reason)) await completeKey(em, claim.id, c.res.status, text, c.res.headers.get('content-type'));
-  else await releaseKey(em, claim.id);
+  // An upload whose body could not be read to its end (a broken multipart body) cannot be matched later: not stored.
+  if (isStorable(c.res.status, reason) && !(tap && streamedHash === null)) {
+    await completeKey(em, claim.id, { status: c.res.status, body: text, contentType: c.res.headers.get('content-type'), bodyHash: streamedHash });
+  } else {
+    await releaseKey(em, claim.id);
+  }
 };
+
+/**
+ * SHA-256 of a multipart body with its boundary left out: a client sending the same upload again (a retry rebuilds the
+ * form) picks a new random boundary, and the request is still the same. Occurrences split across chunks are found
+ * by holding back the last `boundary.length - 1` bytes.
+ */
+function multipartHash(contentType: string) {
+  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const boundary = Buffer.from(match?.[1] ?? match?.[2] ?? '', 'latin1');
+  const hash = createHash('sha256');
+  let held = Buffer.alloc(0);
+  return {
+    update(chunk: Uint8Array) {
+      if (boundary.length === 0) {
+        hash.update(chunk);
+        return;
+      }
+      const buffer = Buffer.concat([held, chunk]);
+      let from = 0;
+      for (let at = buffer.indexOf(boundary, from); at !== -1; at = buffer.indexOf(boundary, from)) {
+        hash.update(buffer.subarray(from, at));
+        from = at + boundary.length;
+      }
+      const keep = Math.max(from, buffer.length - (boundary.length - 1));
+      hash.update(buffer.subarray(from, keep));
+      held = buffer.subarray(keep);
+    },
+    digest: () => hash.update(held).digest('hex'),
+  };
+}
+
+async function digestOf(request: Request): Promise<string> {
+  const hash = multipartHash(request.headers.get('content-type') ?? '');
+  for await (const chunk of request.body!) hash.update(chunk);
+  return hash.digest();
+}
+
+/** The request with a body that feeds the hash as the route reads it. */
+function hashAsRead(request: Request) {
+  const hash = multipartHash(request.headers.get('content-type') ?? '');
+  let ended = false;
+  const body = request.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hash.update(chunk);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        ended = true;
+      },
+    }),
+  );
+  return {
+    request: new Request(request, { body, duplex: 'half' } as RequestInit),
+    /** The body's hash, reading what the route left unread (a 404 before the upload); null when the read broke off. */
+    async digest(): Promise<string | null> {
+      if (!ended && !body.locked) {
+        try {
+          for await (const _chunk of body) void _chunk;
+        } catch {
+          return null;
+        }
+      }
+      return ended ? hash.digest() : null;
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { RateLimitDecision, TokenBucketPolicy } from '../../rate-limit/limiter.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 
 /** The IETF draft's headers: `RateLimit-Limit` the burst, `-Remaining` whole tokens left, `-Reset` seconds until full. */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {

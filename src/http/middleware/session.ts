@@ -4,7 +4,7 @@ import { findSession, SESSION_COOKIE } from '../../auth/sessions.ts';
 import { ALL_SCOPES } from '../../domain/scopes.ts';
 import { addLogContext } from '../../log.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { assertSameOrigin } from './csrf.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 

@@ -3,9 +3,7 @@ import { issueApiKey, listApiKeys, revokeApiKey } from '../../auth/api-keys.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { ApiKeyInputSchema, ApiKeySchema, CreatedApiKeySchema, toApiKeyDto } from '../schemas/api-key.ts';
-import { uuidParam } from '../schemas/common.ts';
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+import { uuidParam, json } from '../schemas/common.ts';
 
 export const apiKeyRoutes = createRouter()
   .openapi(

@@ -9,9 +9,9 @@ import { applyCredits } from '../../db/repos/credits.ts';
 import { clientAddress } from '../client-address.ts';
 import { enforceRateLimit } from '../middleware/rate-limit.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
-import { Timestamp } from '../schemas/common.ts';
+import { Timestamp, json } from '../schemas/common.ts';
 
 const Email = z.string().trim().toLowerCase().pipe(z.email().max(254)).openapi({ example: 'jane@acme.com' });
 const Password = z.string().min(10).max(1024).openapi({ example: 'correct horse battery' });
@@ -27,8 +27,6 @@ const Me = z
     organization: z.object({ id: z.uuid(), name: z.string(), creditBalance: z.number().int(), createdAt: Timestamp }),
   })
   .openapi('Me');
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 async function loadMe(c: Context<AppEnv>, userId: string): Promise<z.infer<typeof Me>> {
   const user = await c.var.em.findOneOrFail(User, userId, { populate: ['organization'], refresh: true });

@@ -1,11 +1,8 @@
-import type { z } from '@hono/zod-openapi';
 import { getBalance, pageLedger } from '../../db/repos/credit-ledger.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
-import { offsetOf, pageOf, PageQuerySchema, paginated } from '../schemas/common.ts';
+import { offsetOf, pageOf, PageQuerySchema, paginated, json } from '../schemas/common.ts';
 import { BalanceSchema, LedgerEntrySchema, toLedgerEntryDto } from '../schemas/credits.ts';
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const creditRoutes = createRouter()
   .openapi(

@@ -1,18 +1,28 @@
 import { z } from '@hono/zod-openapi';
-import { bulkEnrichmentDto, enrichOne, startBulkEnrichment, streamBulkEnrichment } from '../handlers/enrichment.ts';
-import { createRouter, sessionRoute } from '../router.ts';
-import { uuidParam } from '../schemas/common.ts';
-import { BulkCreatedSchema, BulkEnrichRequestSchema, BulkJobSchema, EnrichRequestSchema, EnrichResultSchema } from '../schemas/enrichment.ts';
+import {
+  bulkEnrichmentDto,
+  enrichOne,
+  startBulkEnrichment,
+  streamBulkEnrichment,
+} from '../handlers/enrichment.ts';
+import { type Audience, createRouter, sessionAudience } from '../router.ts';
+import { uuidParam, json } from '../schemas/common.ts';
+import {
+  BulkCreatedSchema,
+  BulkEnrichRequestSchema,
+  BulkJobSchema,
+  EnrichRequestSchema,
+  EnrichResultSchema,
+} from '../schemas/enrichment.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const enrichmentRoutes = createRouter()
-  .openapi(
-    sessionRoute({
+/** `POST …/enrich`: one profile, for the dashboard (`/api/enrichment`) and integrations (`/api/external`). */
+export const enrichOneRoutesFor = (audience: Audience) =>
+  createRouter().openapi(
+    audience.route('enrichment:write', {
       method: 'post',
       path: '/enrich',
       idempotent: true,
-      tags: ['enrichment'],
+      tags: [audience.tag('enrichment')],
       summary: 'Enrich one profile (waterfall over the organization’s providers)',
       description:
         'Charges 1 credit per verified work or personal email and 2 per valid phone; nothing when nothing is found. ' +
@@ -22,41 +32,55 @@ export const enrichmentRoutes = createRouter()
       errors: ['validation_error', 'insufficient_credits', 'unprocessable'],
     }),
     async (c) => c.json(await enrichOne(c, c.req.valid('json').networkUrl), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'post',
-      path: '/bulk',
-      idempotent: true,
-      tags: ['enrichment'],
-      summary: 'Enrich every lead of a list',
-      request: { body: { required: true, ...json(BulkEnrichRequestSchema) } },
-      responses: { 201: { description: 'Job created', ...json(BulkCreatedSchema) } },
-      errors: ['validation_error', 'not_found', 'insufficient_credits', 'unprocessable'],
-    }),
-    async (c) => c.json(await startBulkEnrichment(c, c.req.valid('json')), 201),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'get',
-      path: '/bulk/{jobId}',
-      tags: ['enrichment'],
-      summary: 'A bulk enrichment job with live counts',
-      request: { params: uuidParam('jobId') },
-      responses: { 200: { description: 'The job', ...json(BulkJobSchema) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await bulkEnrichmentDto(c, c.req.valid('param').jobId), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'get',
-      path: '/bulk/{jobId}/events',
-      tags: ['enrichment'],
-      summary: 'The bulk job live (text/event-stream)',
-      request: { params: uuidParam('jobId') },
-      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every status change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => streamBulkEnrichment(c, c.req.valid('param').jobId),
   );
+
+/** Bulk enrichment jobs, for the dashboard (`/api/enrichment`) and integrations (`/api/external/enrichment`). */
+export const bulkEnrichmentRoutesFor = (audience: Audience) =>
+  createRouter()
+    .openapi(
+      audience.route('enrichment:write', {
+        method: 'post',
+        path: '/bulk',
+        idempotent: true,
+        tags: [audience.tag('enrichment')],
+        summary: 'Enrich every lead of a list',
+        request: { body: { required: true, ...json(BulkEnrichRequestSchema) } },
+        responses: { 201: { description: 'Job created', ...json(BulkCreatedSchema) } },
+        errors: ['validation_error', 'not_found', 'insufficient_credits', 'unprocessable'],
+      }),
+      async (c) => c.json(await startBulkEnrichment(c, c.req.valid('json')), 201),
+    )
+    .openapi(
+      audience.route('enrichment:write', {
+        method: 'get',
+        path: '/bulk/{jobId}',
+        tags: [audience.tag('enrichment')],
+        summary: 'A bulk enrichment job with live counts',
+        request: { params: uuidParam('jobId') },
+        responses: { 200: { description: 'The job', ...json(BulkJobSchema) } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => c.json(await bulkEnrichmentDto(c, c.req.valid('param').jobId), 200),
+    )
+    .openapi(
+      audience.route('enrichment:write', {
+        method: 'get',
+        path: '/bulk/{jobId}/events',
+        tags: [audience.tag('enrichment')],
+        summary: 'The bulk job live (text/event-stream)',
+        request: { params: uuidParam('jobId') },
+        responses: {
+          200: {
+            description:
+              'Server-Sent Events: `stage` (first, and on every status change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+        },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => streamBulkEnrichment(c, c.req.valid('param').jobId),
+    );
+
+export const enrichmentRoutes = createRouter()
+  .route('/', enrichOneRoutesFor(sessionAudience))
+  .route('/', bulkEnrichmentRoutesFor(sessionAudience));

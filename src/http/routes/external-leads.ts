@@ -4,29 +4,27 @@ import { getList } from '../../db/repos/lists.ts';
 import { pageLeadRows } from '../../db/repos/pages.ts';
 import { normalizeEmail } from '../../domain/email.ts';
 import { phoneForLookup } from '../../domain/phone-lookup.ts';
-import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
-import { apiKeyRoute, createRouter } from '../router.ts';
-import { offsetOf, pageOf, PageQuerySchema, paginated, uuidParam } from '../schemas/common.ts';
-import { type LeadDto, LeadFilterSchema, LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
+import { apiKeyRoute, createRouter, keyAudience } from '../router.ts';
+import { leadRoutesFor } from './leads.ts';
+import { offsetOf, pageOf, PageQuerySchema, paginated, json } from '../schemas/common.ts';
+import { type LeadDto, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
-const LeadParams = uuidParam('leadId');
 
 const LeadLookupSchema = PageQuerySchema.extend(LeadFilterSchema.shape).extend({
   listId: z.uuid().optional(),
-  email: z.string().trim().min(1).max(254).optional().openapi({ description: 'Exact address; the domain is matched case-insensitively' }),
-  phone: z
+  email: z
     .string()
     .trim()
     .min(1)
-    .max(64)
+    .max(254)
     .optional()
-    .openapi({
-      description:
-        'Any common format (`+1 415-555-2671`, `14155552671`, `0044 20 7946 0958`, `tel:+1...`); normalized to E.164 before matching. National numbers need `country`.',
-      example: '+1 (415) 555-2671',
-    }),
+    .openapi({ description: 'Exact address; the domain is matched case-insensitively' }),
+  phone: z.string().trim().min(1).max(64).optional().openapi({
+    description:
+      'Any common format (`+1 415-555-2671`, `14155552671`, `0044 20 7946 0958`, `tel:+1...`); normalized to E.164 before matching. National numbers need `country`.',
+    example: '+1 (415) 555-2671',
+  }),
   country: z
     .string()
     .trim()
@@ -36,7 +34,7 @@ const LeadLookupSchema = PageQuerySchema.extend(LeadFilterSchema.shape).extend({
     .openapi({ description: 'How to read a national `phone` (no `+`), e.g. `US`', example: 'US' }),
 });
 
-/** `/api/external/leads`: look-ups for integrations (a dialer finds a caller by phone). */
+/** `/api/external/leads`: look-ups for integrations (a dialer finds a caller by phone), and one lead's routes. */
 export const externalLeadRoutes = createRouter()
   .openapi(
     apiKeyRoute('leads:read', {
@@ -56,48 +54,19 @@ export const externalLeadRoutes = createRouter()
         listId: query.listId,
         emailStatus: query.emailStatus,
         email: query.email === undefined ? undefined : normalizeEmail(query.email),
-        phone: query.phone === undefined ? undefined : phoneForLookup(query.phone, query.country as CountryCode | undefined),
+        phone:
+          query.phone === undefined
+            ? undefined
+            : phoneForLookup(query.phone, query.country as CountryCode | undefined),
       };
-      const { rows, total } = await pageLeadRows<LeadDto>(c.get('deps').pool, organizationId(c), filter, offsetOf(query), query.limit);
+      const { rows, total } = await pageLeadRows<LeadDto>(
+        c.get('deps').pool,
+        organizationId(c),
+        filter,
+        offsetOf(query),
+        query.limit,
+      );
       return c.json(paginated(rows, total, query), 200);
     },
   )
-  .openapi(
-    apiKeyRoute('leads:read', {
-      method: 'get',
-      path: '/{leadId}',
-      tags: ['external'],
-      summary: 'One lead',
-      request: { params: LeadParams },
-      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await getLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId), 200),
-  )
-  .openapi(
-    apiKeyRoute('leads:write', {
-      method: 'patch',
-      path: '/{leadId}',
-      tags: ['external'],
-      summary: 'Change fields of a lead',
-      request: { params: LeadParams, body: { required: true, ...json(LeadUpdateSchema) } },
-      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await updateLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId, c.req.valid('json')), 200),
-  )
-  .openapi(
-    apiKeyRoute('leads:write', {
-      method: 'delete',
-      path: '/{leadId}',
-      tags: ['external'],
-      summary: 'Delete a lead',
-      request: { params: LeadParams },
-      responses: { 204: { description: 'Deleted' } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => {
-      await deleteLeadOf(c.var.em, organizationId(c), c.req.valid('param').leadId);
-      return c.body(null, 204);
-    },
-  );
+  .route('/', leadRoutesFor(keyAudience));

@@ -6,6 +6,8 @@ const Ready = z.object({
   status: z.enum(['ok', 'unavailable']),
   database: z.enum(['ok', 'down']),
   temporal: z.enum(['ok', 'down']),
+  smtp: z.enum(['ok', 'blocked', 'unknown']).openapi({ description: "Outbound SMTP as this process's worker last saw it; `unknown` without a worker here" }),
+  dns: z.enum(['ok', 'unreliable', 'unknown']).openapi({ description: "The resolver as this process's worker last saw it (canary domains); never fails readiness" }),
   sandbox: z.array(z.string()).optional().openapi({ description: 'What the development sandbox stands in for (npm run dev without keys); absent otherwise' }),
 });
 
@@ -34,6 +36,10 @@ export const healthRoutes = createRouter()
     async (c) => {
       const { orm, temporal, config } = c.var.deps;
       const sandbox = config.SANDBOX.length > 0 ? { sandbox: config.SANDBOX } : {};
+      const environment = c.var.deps.smtpEnvironment;
+      // A stale state is checked again in the background; the answer reports the last one seen.
+      environment?.current().catch(() => undefined);
+      const { smtp, dns } = environment?.last ?? { smtp: 'unknown' as const, dns: 'unknown' as const };
       const signal = AbortSignal.timeout(READY_DEADLINE_MS);
       const [db, tmp] = await Promise.allSettled([
         withinDeadline(signal, orm.em.getConnection().execute('select 1')),
@@ -44,8 +50,8 @@ export const healthRoutes = createRouter()
       ]);
       const database = db.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
       const temporalState = tmp.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
-      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, ...sandbox }, 200);
-      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, ...sandbox }, 503);
+      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, smtp, dns, ...sandbox }, 200);
+      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, smtp, dns, ...sandbox }, 503);
     },
   );
 

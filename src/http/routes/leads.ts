@@ -1,50 +1,56 @@
-import type { z } from '@hono/zod-openapi';
 import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
 import { organizationId } from '../middleware/session.ts';
-import { createRouter, sessionRoute } from '../router.ts';
-import { uuidParam } from '../schemas/common.ts';
+import { type Audience, createRouter, sessionAudience } from '../router.ts';
+import { uuidParam, json } from '../schemas/common.ts';
 import { LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const LeadParams = uuidParam('leadId');
 
-export const leadRoutes = createRouter()
-  .openapi(
-    sessionRoute({
-      method: 'get',
-      path: '/{leadId}',
-      tags: ['leads'],
-      summary: 'One lead',
-      request: { params: LeadParams },
-      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await getLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'patch',
-      path: '/{leadId}',
-      tags: ['leads'],
-      summary: 'Change fields of a lead',
-      request: { params: LeadParams, body: { required: true, ...json(LeadUpdateSchema) } },
-      responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await updateLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId, c.req.valid('json')), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'delete',
-      path: '/{leadId}',
-      tags: ['leads'],
-      summary: 'Delete a lead',
-      request: { params: LeadParams },
-      responses: { 204: { description: 'Deleted' } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => {
-      await deleteLeadOf(c.var.em, organizationId(c), c.req.valid('param').leadId);
-      return c.body(null, 204);
-    },
-  );
+/** One lead's routes, as the dashboard and integrations share them. */
+export const leadRoutesFor = (audience: Audience) =>
+  createRouter()
+    .openapi(
+      audience.route('leads:read', {
+        method: 'get',
+        path: '/{leadId}',
+        tags: [audience.tag('leads')],
+        summary: 'One lead',
+        request: { params: LeadParams },
+        responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => c.json(await getLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId), 200),
+    )
+    .openapi(
+      audience.route('leads:write', {
+        method: 'patch',
+        path: '/{leadId}',
+        tags: [audience.tag('leads')],
+        summary: 'Change fields of a lead',
+        request: { params: LeadParams, body: { required: true, ...json(LeadUpdateSchema) } },
+        responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) =>
+        c.json(
+          await updateLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId, c.req.valid('json')),
+          200,
+        ),
+    )
+    .openapi(
+      audience.route('leads:write', {
+        method: 'delete',
+        path: '/{leadId}',
+        tags: [audience.tag('leads')],
+        summary: 'Delete a lead',
+        request: { params: LeadParams },
+        responses: { 204: { description: 'Deleted' } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => {
+        await deleteLeadOf(c.var.em, organizationId(c), c.req.valid('param').leadId);
+        return c.body(null, 204);
+      },
+    );
+
+export const leadRoutes = leadRoutesFor(sessionAudience);

@@ -7,7 +7,7 @@ import { newId } from '../../db/entities/common.ts';
 import { ScrapeJob } from '../../db/entities/index.ts';
 import type { IScrapeJob } from '../../db/entities/scrape-job.ts';
 import { itemsAfter, type ScrapeItemRow } from '../../db/repos/scrape-items.ts';
-import { changeScrapeControl, getScrapeJob, pageScrapeJobs } from '../../db/repos/scrape-jobs.ts';
+import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from '../../db/repos/scrape-jobs.ts';
 import { syncScrapeJob } from '../../db/repos/scrape-sync.ts';
 import {
   acceptedScrapeColumns,
@@ -19,15 +19,16 @@ import {
   supportsInputType,
 } from '../../domain/scrape.ts';
 import { pauseScrapeSignal, resumeScrapeSignal } from '../../temporal/scrape-messages.ts';
-import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
+import { workflowId } from '../../temporal/shared.ts';
+import { startJobWorkflow } from '../../temporal/start-job.ts';
 import type { scrapeWorkflow } from '../../../workflows/scrape.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
 import { createRouter, pathOfNul, sessionRoute } from '../router.ts';
-import { offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
+import { offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
 import {
   ScrapeCreatedSchema,
   ScrapeDetailQuerySchema,
@@ -38,10 +39,9 @@ import {
   ScrapeSyncResultSchema,
   ScrapeUploadFieldsSchema,
   toScrapeItemDto,
-  toScrapeJobDto,
 } from '../schemas/scrape.ts';
+import { toScrapeJobDto } from '../../jobs/views.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
 /** Items read per query when streaming a job's items (detail and download). */
 const STREAM_PAGE = 2000;
@@ -85,6 +85,7 @@ export const scrapeRoutes = createRouter()
     sessionRoute({
       method: 'post',
       path: '/',
+      idempotent: true,
       tags: ['scrape'],
       summary: 'Upload a CSV of companies, names or domains and start a scrape job',
       description:
@@ -155,18 +156,13 @@ export const scrapeRoutes = createRouter()
         return created;
       });
 
-      try {
-        await deps.temporal.workflow.start<typeof scrapeWorkflow>('scrapeWorkflow', {
-          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-          workflowId: workflowId('scrape', job.id),
-          args: [{ jobId: job.id }],
-          typedSearchAttributes: jobSearchAttributes('scrape', orgId),
-        });
-      } catch (error) {
-        // Without its workflow the job would sit in `pending` forever: take it back, as for any rejected upload.
-        await em.fork().nativeDelete(ScrapeJob, { id: job.id });
-        throw error;
-      }
+      await startJobWorkflow<typeof scrapeWorkflow>(
+        deps.temporal,
+        deps.config.TEMPORAL_TASK_QUEUE,
+        { kind: 'scrape', jobId: job.id, organizationId: orgId, workflowType: 'scrapeWorkflow', args: [{ jobId: job.id }] },
+        // Taken back as any rejected upload is.
+        () => deleteScrapeJob(em.fork(), job.id),
+      );
       const rows = job.totalItems === 1 ? 'row' : 'rows';
       return c.json({ job: toScrapeJobDto(job), message: `Scrape job created with ${job.totalItems} ${rows}` }, 201);
     },

@@ -1,11 +1,9 @@
-import type { z } from '@hono/zod-openapi';
 import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
 import { loadProviderSettings, saveProviderSettings } from '../../db/repos/enrichment-settings.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { ProviderSettingsSchema, ProviderSettingsUpdateSchema, toProviderSettingsDto } from '../schemas/settings.ts';
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+import { json } from '../schemas/common.ts';
 
 export const settingsRoutes = createRouter()
   .openapi(

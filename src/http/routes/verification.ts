@@ -1,10 +1,17 @@
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { allResults, domainStats, getJob, pageJobs, viewJob, viewJobs } from '../../db/repos/verification.ts';
-import { decideVerificationJob, pageResultDtos, startVerificationJob, streamVerificationJob, verificationJobDto } from '../handlers/verification.ts';
+import {
+  decideVerificationJob,
+  pageResultDtos,
+  startVerificationJob,
+  streamVerificationJob,
+  verificationJobDto,
+} from '../handlers/verification.ts';
+import { toJobDto } from '../../jobs/views.ts';
 import { organizationId } from '../middleware/session.ts';
-import { createRouter, sessionRoute } from '../router.ts';
-import { iso, offsetOf, pageOf, paginated, uuidParam } from '../schemas/common.ts';
+import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
+import { iso, offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
 import {
   CostEstimateSchema,
   DecisionInputSchema,
@@ -13,7 +20,6 @@ import {
   ResultFilterSchema,
   ResultsQuerySchema,
   toEstimateDto,
-  toJobDto,
   toProgressDto,
   VerificationJobInputSchema,
   VerificationJobSchema,
@@ -21,27 +27,89 @@ import {
   VerificationResultSchema,
 } from '../schemas/verification.ts';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 const JobParams = uuidParam('jobId');
 const CSV_HEADER = ['email', 'result', 'source', 'reason', 'domain', 'mx_host', 'checked_at'];
 const encoder = new TextEncoder();
 
+/** A verification job's routes, for the dashboard (`/api/verification`) and integrations (`/api/external/verification`). */
+export const verificationJobRoutesFor = (audience: Audience) =>
+  createRouter()
+    .openapi(
+      audience.route('verification:write', {
+        method: 'post',
+        path: '/jobs',
+        idempotent: true,
+        tags: [audience.tag('verification')],
+        summary: 'Verify the email addresses of a list',
+        description:
+          'Snapshots the distinct addresses of the list and starts the job; the answer shows `smtp_verifying` for every method. A list without any email is a 422; a list with a job still in progress a 409.',
+        request: { body: { required: true, ...json(VerificationJobInputSchema) } },
+        responses: { 201: { description: 'Started', ...json(VerificationJobSchema) } },
+        errors: ['validation_error', 'not_found', 'invalid_state', 'unprocessable'],
+      }),
+      async (c) => c.json(await startVerificationJob(c, c.req.valid('json')), 201),
+    )
+    .openapi(
+      audience.route('verification:read', {
+        method: 'get',
+        path: '/jobs/{jobId}',
+        tags: [audience.tag('verification')],
+        summary: 'One verification job',
+        request: { params: JobParams },
+        responses: { 200: { description: 'The job', ...json(VerificationJobSchema) } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => c.json(await verificationJobDto(c, c.req.valid('param').jobId), 200),
+    )
+    .openapi(
+      audience.route('verification:read', {
+        method: 'get',
+        path: '/jobs/{jobId}/events',
+        tags: [audience.tag('verification')],
+        summary: 'The job live (text/event-stream)',
+        request: { params: JobParams },
+        responses: {
+          200: {
+            description:
+              'Server-Sent Events: `stage` (first, and on every stage change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+        },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => streamVerificationJob(c, c.req.valid('param').jobId),
+    )
+    .openapi(
+      audience.route('verification:write', {
+        method: 'post',
+        path: '/jobs/{jobId}/decision',
+        idempotent: true,
+        tags: [audience.tag('verification')],
+        summary: 'Decide what to do with the gaps of a job awaiting a decision',
+        description:
+          '`accept_current` completes the job for free; the other values send only those addresses to the provider (`api_verifying`). Any other stage, or a second decision, is a 409 `invalid_state`.',
+        request: { params: JobParams, body: { required: true, ...json(DecisionInputSchema) } },
+        responses: { 200: { description: 'The stage the job moved to', ...json(DecisionResultSchema) } },
+        errors: ['validation_error', 'not_found', 'invalid_state'],
+      }),
+      async (c) =>
+        c.json(await decideVerificationJob(c, c.req.valid('param').jobId, c.req.valid('json')), 200),
+    )
+    .openapi(
+      audience.route('verification:read', {
+        method: 'get',
+        path: '/jobs/{jobId}/results',
+        tags: [audience.tag('verification')],
+        summary: 'Per-address results of a job, in address order',
+        request: { params: JobParams, query: ResultsQuerySchema },
+        responses: { 200: { description: 'A page of results', ...json(pageOf(VerificationResultSchema)) } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => c.json(await pageResultDtos(c, c.req.valid('param').jobId, c.req.valid('query')), 200),
+    );
+
 export const verificationRoutes = createRouter()
-  .openapi(
-    sessionRoute({
-      method: 'post',
-      path: '/jobs',
-      idempotent: true,
-      tags: ['verification'],
-      summary: 'Verify the email addresses of a list',
-      description:
-        'Snapshots the distinct addresses of the list and starts the job; the answer shows `smtp_verifying` for every method. A list without any email is a 422; a list with a job still in progress a 409.',
-      request: { body: { required: true, ...json(VerificationJobInputSchema) } },
-      responses: { 201: { description: 'Started', ...json(VerificationJobSchema) } },
-      errors: ['validation_error', 'not_found', 'invalid_state', 'unprocessable'],
-    }),
-    async (c) => c.json(await startVerificationJob(c, c.req.valid('json')), 201),
-  )
+  .route('/', verificationJobRoutesFor(sessionAudience))
   .openapi(
     sessionRoute({
       method: 'get',
@@ -64,30 +132,6 @@ export const verificationRoutes = createRouter()
       const views = await viewJobs(c.var.em, rows);
       return c.json(paginated(views.map(toJobDto), total, query), 200);
     },
-  )
-  .openapi(
-    sessionRoute({
-      method: 'get',
-      path: '/jobs/{jobId}',
-      tags: ['verification'],
-      summary: 'One verification job',
-      request: { params: JobParams },
-      responses: { 200: { description: 'The job', ...json(VerificationJobSchema) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await verificationJobDto(c, c.req.valid('param').jobId), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'get',
-      path: '/jobs/{jobId}/events',
-      tags: ['verification'],
-      summary: 'The job live (text/event-stream)',
-      request: { params: JobParams },
-      responses: { 200: { description: 'Server-Sent Events: `stage` (first, and on every stage change) and `progress` (at most once a second); data is the job as GET shows it; ends after `completed` or `failed`', content: { 'text/event-stream': { schema: z.string() } } } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => streamVerificationJob(c, c.req.valid('param').jobId),
   )
   .openapi(
     sessionRoute({
@@ -116,33 +160,6 @@ export const verificationRoutes = createRouter()
     }),
     async (c) =>
       c.json(toEstimateDto(await viewJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'post',
-      path: '/jobs/{jobId}/decision',
-      idempotent: true,
-      tags: ['verification'],
-      summary: 'Decide what to do with the gaps of a job awaiting a decision',
-      description:
-        '`accept_current` completes the job for free; the other values send only those addresses to the provider (`api_verifying`). Any other stage, or a second decision, is a 409 `invalid_state`.',
-      request: { params: JobParams, body: { required: true, ...json(DecisionInputSchema) } },
-      responses: { 200: { description: 'The stage the job moved to', ...json(DecisionResultSchema) } },
-      errors: ['validation_error', 'not_found', 'invalid_state'],
-    }),
-    async (c) => c.json(await decideVerificationJob(c, c.req.valid('param').jobId, c.req.valid('json')), 200),
-  )
-  .openapi(
-    sessionRoute({
-      method: 'get',
-      path: '/jobs/{jobId}/results',
-      tags: ['verification'],
-      summary: 'Per-address results of a job, in address order',
-      request: { params: JobParams, query: ResultsQuerySchema },
-      responses: { 200: { description: 'A page of results', ...json(pageOf(VerificationResultSchema)) } },
-      errors: ['validation_error', 'not_found'],
-    }),
-    async (c) => c.json(await pageResultDtos(c, c.req.valid('param').jobId, c.req.valid('query')), 200),
   )
   .openapi(
     sessionRoute({

@@ -1,16 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
+import { pageDeliveries, reopenDelivery } from '../../db/repos/webhook-deliveries.ts';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints } from '../../db/repos/webhook-endpoints.ts';
+import { deliveryWorkflowId, type DeliveryWorkflowInput, retryDeliverySignal } from '../../temporal/webhook-messages.ts';
+import { retrySchedule } from '../../webhooks/send.ts';
 import { assertDeliverableUrl, WebhookUrlError } from '../../webhooks/address-guard.ts';
 import { webhookSecretContext } from '../../webhooks/secret.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, invalidState, notFound } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionOrKeyRoute } from '../router.ts';
-import { uuidParam } from '../schemas/common.ts';
-import { toEndpointDto, WebhookEndpointCreatedSchema, WebhookEndpointInputSchema, WebhookEndpointSchema } from '../schemas/webhook.ts';
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam, json } from '../schemas/common.ts';
+import {
+  toDeliveryDto,
+  toEndpointDto,
+  WebhookDeliverySchema,
+  WebhookEndpointCreatedSchema,
+  WebhookEndpointInputSchema,
+  WebhookEndpointSchema,
+} from '../schemas/webhook.ts';
 
 /** `/api/webhooks`: endpoint management, by session or by a key with `webhooks:write` (CONTRACT §9.3). */
 export const webhookRoutes = createRouter()
@@ -72,5 +80,52 @@ export const webhookRoutes = createRouter()
     async (c) => {
       await deleteEndpoint(c.var.em, await getEndpoint(c.var.em, organizationId(c), c.req.valid('param').id));
       return c.body(null, 204);
+    },
+  )
+  .openapi(
+    sessionOrKeyRoute('webhooks:write', {
+      method: 'get',
+      path: '/{id}/deliveries',
+      tags: ['webhooks'],
+      summary: "The endpoint's delivery log, newest first",
+      request: { params: uuidParam('id'), query: PageQuerySchema },
+      responses: { 200: { description: 'A page of deliveries', ...json(pageOf(WebhookDeliverySchema)) } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const endpoint = await getEndpoint(c.var.em, organizationId(c), c.req.valid('param').id);
+      const query = c.req.valid('query');
+      const { rows, total } = await pageDeliveries(c.var.em, endpoint.id, offsetOf(query), query.limit);
+      return c.json(paginated(rows.map(toDeliveryDto), total, query), 200);
+    },
+  )
+  .openapi(
+    sessionOrKeyRoute('webhooks:write', {
+      method: 'post',
+      path: '/{id}/deliveries/{deliveryId}/retry',
+      tags: ['webhooks'],
+      summary: 'Send a delivery again',
+      description:
+        'Sets the delivery `pending` and attempts it at once (a pending one skips the rest of its wait); a failing attempt is retried on the usual schedule. Refused (409) once the endpoint is disabled.',
+      request: { params: uuidParam('id').extend(uuidParam('deliveryId').shape) },
+      responses: { 202: { description: 'Accepted: the attempt follows', ...json(WebhookDeliverySchema) } },
+      errors: ['validation_error', 'not_found', 'invalid_state'],
+    }),
+    async (c) => {
+      const { id, deliveryId } = c.req.valid('param');
+      const { config, temporal } = c.var.deps;
+      const endpoint = await getEndpoint(c.var.em, organizationId(c), id);
+      if (endpoint.disabledAt) throw invalidState('The endpoint is disabled (a receiver answered 410)', 'disabled');
+      const delivery = await reopenDelivery(c.var.em, endpoint.id, deliveryId);
+      if (!delivery) throw notFound('Webhook delivery');
+      // Signals the running delivery workflow, or starts a new run when the last one has ended.
+      await temporal.workflow.signalWithStart('webhookDeliveryWorkflow', {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowId: deliveryWorkflowId(delivery.id),
+        args: [{ deliveryId: delivery.id, schedule: retrySchedule(config) } satisfies DeliveryWorkflowInput],
+        signal: retryDeliverySignal,
+        signalArgs: [],
+      });
+      return c.json(toDeliveryDto(delivery), 202);
     },
   );

@@ -20,3 +20,6 @@ export const uuidParam = <K extends string>(name: K) =>
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-20T12:00:00.000Z' });
+
+/** A JSON request body or response entry of a route declaration. */
+export const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });

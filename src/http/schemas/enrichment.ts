@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import type { IEnrichmentJob } from '../../db/entities/enrichment-job.ts';
 import { BULK_STATUSES, ENRICHMENT_FIELDS, STOP_REASONS } from '../../domain/enrichment.ts';
 import { normalizeProfileUrl } from '../../domain/profile-url.ts';
-import { iso, Timestamp } from './common.ts';
+import { Timestamp } from './common.ts';
 
 const FieldSchema = z.enum(ENRICHMENT_FIELDS);
 
@@ -91,22 +90,3 @@ export const BulkJobSchema = z
     completedAt: Timestamp.nullable(),
   })
   .openapi('BulkEnrichmentJob');
-
-export const toBulkJobDto = (job: IEnrichmentJob): z.infer<typeof BulkJobSchema> => ({
-  jobId: job.id,
-  listId: job.list.id,
-  status: job.status,
-  fields: job.fields,
-  totalLeads: job.totalLeads,
-  processedLeads: job.processedLeads,
-  successCount: job.successCount,
-  failedCount: job.failedCount,
-  skippedCount: job.skippedCount,
-  creditsUsed: job.creditsUsed,
-  estimatedCredits: job.estimatedCredits,
-  stopReason: job.stopReason ?? null,
-  failureReason: job.failureReason ?? null,
-  createdAt: job.createdAt.toISOString(),
-  updatedAt: job.updatedAt.toISOString(),
-  completedAt: iso(job.completedAt),
-});

@@ -1,57 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { ILead } from '../../db/entities/lead.ts';
-import { normalizeEmail } from '../../domain/email.ts';
 import { EMAIL_RESULTS, LEAD_SOURCES } from '../../domain/lead.ts';
-import { normalizePhone } from '../../domain/phone.ts';
-import { normalizeProfileUrl } from '../../domain/profile-url.ts';
+import { LeadInputSchema } from '../../domain/lead-input.ts';
 import { iso, Timestamp } from './common.ts';
-
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .nullish()
-    .transform((v) => (v ? v : null));
-
-const emailField = z
-  .string()
-  .trim()
-  .max(254)
-  .nullish()
-  .transform((v) => (v ? normalizeEmail(v) : null))
-  .openapi({ description: 'Accepted whatever its syntax; the verifier judges it', example: 'jane@acme.com' });
-
-/** The fields a caller may set on a lead; normalization happens here, once, for every entry point. */
-export const LeadInputSchema = z
-  .object({
-    firstName: text(200),
-    lastName: text(200),
-    title: text(300),
-    company: text(300),
-    companyDomain: text(253).transform((v) => v?.toLowerCase() ?? null),
-    email: emailField,
-    networkUrl: z
-      .string()
-      .trim()
-      .max(500)
-      .nullish()
-      .transform((v, ctx) => {
-        if (!v) return null;
-        const url = normalizeProfileUrl(v);
-        if (!url) ctx.addIssue({ code: 'custom', message: 'must be a profile URL like https://www.linkedin.com/in/<slug>' });
-        return url;
-      })
-      .openapi({ example: 'https://www.linkedin.com/in/jane-doe' }),
-    workEmail: emailField,
-    personalEmail: emailField,
-    phone: text(50)
-      .transform((v) => (v ? (normalizePhone(v) ?? v) : null))
-      .openapi({ description: 'Normalized to E.164 when parseable, kept as given otherwise', example: '+14155550123' }),
-  })
-  .strict()
-  .openapi('LeadInput');
-export type LeadInput = z.output<typeof LeadInputSchema>;
 
 export const LeadUpdateSchema = LeadInputSchema.partial().openapi('LeadUpdate');
 

@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import type { IScrapeJob } from '../../db/entities/scrape-job.ts';
 import type { ScrapeItemRow } from '../../db/repos/scrape-items.ts';
 import { SCRAPE_INPUT_TYPES, SCRAPE_ITEM_STATUSES, SCRAPE_JOB_STATUSES } from '../../domain/scrape.ts';
-import { iso, PageQuerySchema, Timestamp } from './common.ts';
+import { PageQuerySchema, Timestamp } from './common.ts';
 
 export const ScrapeJobSchema = z
   .object({
@@ -20,7 +19,6 @@ export const ScrapeJobSchema = z
     completedAt: Timestamp.nullable().openapi({ description: 'When the job completed or failed' }),
   })
   .openapi('ScrapeJob');
-export type ScrapeJobDto = z.infer<typeof ScrapeJobSchema>;
 
 export const ScrapeItemSchema = z
   .object({
@@ -38,21 +36,6 @@ export const ScrapeItemSchema = z
   .openapi('ScrapeItem');
 
 export const ScrapeJobDetailSchema = ScrapeJobSchema.extend({ items: z.array(ScrapeItemSchema) }).openapi('ScrapeJobDetail');
-
-export const toScrapeJobDto = (job: IScrapeJob): ScrapeJobDto => ({
-  id: job.id,
-  name: job.name,
-  status: job.status,
-  inputType: job.inputType,
-  totalItems: job.totalItems,
-  completedItems: job.completedItems,
-  foundItems: job.foundItems,
-  failureReason: job.failureReason ?? null,
-  listId: job.list?.id ?? null,
-  createdAt: job.createdAt.toISOString(),
-  updatedAt: job.updatedAt.toISOString(),
-  completedAt: iso(job.completedAt),
-});
 
 export const toScrapeItemDto = (item: ScrapeItemRow): z.infer<typeof ScrapeItemSchema> => ({
   id: item.id,

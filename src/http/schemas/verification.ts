@@ -4,14 +4,14 @@ import type { DomainStat, JobView, ResultRow } from '../../db/repos/verification
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,
-  coveragePercentage,
   DECISIONS,
-  microsToDollars,
+  JOB_WARNING_CODES,
   RESULT_SOURCES,
   VERIFICATION_METHODS,
   VERIFICATION_STAGES,
 } from '../../domain/verification.ts';
 import { iso, PageQuerySchema, Timestamp } from './common.ts';
+import { toJobDto } from '../../jobs/views.ts';
 
 const count = z.number().int();
 const dollars = z
@@ -56,11 +56,13 @@ export const VerificationJobSchema = z
     apiUnknownCount: count,
     completedAt: Timestamp.nullable(),
     failureReason: z.string().nullable().openapi({ description: 'Why a `failed` job stopped' }),
+    warnings: z
+      .array(z.object({ code: z.enum(JOB_WARNING_CODES), message: z.string() }))
+      .openapi({ description: 'Conditions of the verifying worker that kept addresses from a verdict' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
   .openapi('VerificationJob');
-export type VerificationJobDto = z.infer<typeof VerificationJobSchema>;
 
 export const DomainStatSchema = z
   .object({
@@ -144,40 +146,6 @@ export const VerificationResultSchema = z
     checkedAt: Timestamp.nullable(),
   })
   .openapi('VerificationResult');
-
-const later = (a: Date, b: Date | null) => (b && b > a ? b : a);
-
-export function toJobDto({ job, listName, counts }: JobView): VerificationJobDto {
-  return {
-    id: job.id,
-    listId: typeof job.list === 'string' ? job.list : job.list.id,
-    listName,
-    verificationStage: job.verificationStage,
-    verificationMethod: job.verificationMethod,
-    totalEmails: job.totalEmails,
-    processedEmails: counts.processed,
-    deferredCount: counts.deferred,
-    smtpValidCount: counts.smtp.Valid,
-    smtpInvalidCount: counts.smtp.Invalid,
-    smtpCatchAllCount: counts.smtp['Catch-All'],
-    smtpUnknownCount: counts.smtp.Unknown,
-    smtpCompletedAt: iso(job.smtpCompletedAt),
-    coveragePercentage: coveragePercentage(counts.final),
-    userDecision: job.userDecision ?? null,
-    decisionMadeAt: iso(job.decisionMadeAt),
-    apiVerifiedEmails: counts.api.verified,
-    apiCost: microsToDollars(counts.api.costMicros),
-    apiValidCount: counts.api.Valid,
-    apiInvalidCount: counts.api.Invalid,
-    apiCatchAllCount: counts.api['Catch-All'],
-    apiUnknownCount: counts.api.Unknown,
-    completedAt: iso(job.completedAt),
-    failureReason: job.failureReason ?? null,
-    createdAt: job.createdAt.toISOString(),
-    // Results land continuously while the job row itself changes only between stages.
-    updatedAt: later(job.updatedAt, counts.lastCheckedAt).toISOString(),
-  };
-}
 
 export const toProgressDto = (
   view: JobView,

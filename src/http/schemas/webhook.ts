@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { IWebhookEndpoint } from '../../db/entities/webhook-endpoint.ts';
-import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import type { DeliveryRow } from '../../db/repos/webhook-deliveries.ts';
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 import { iso, Timestamp } from './common.ts';
 
 export const WebhookEndpointInputSchema = z
@@ -34,3 +35,29 @@ export const WebhookEndpointCreatedSchema = WebhookEndpointSchema.extend({
 export function toEndpointDto(e: IWebhookEndpoint) {
   return { id: e.id, url: e.url, events: [...e.events], description: e.description ?? null, createdAt: iso(e.createdAt)!, disabledAt: iso(e.disabledAt) };
 }
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.uuid(),
+    eventId: z.uuid().openapi({ description: 'The event id: `webhook-id` of every attempt' }),
+    type: z.enum(WEBHOOK_EVENTS),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.number().int(),
+    lastStatusCode: z.number().int().nullable().openapi({ description: "The receiver's status of the last attempt; null when none came" }),
+    lastError: z.string().nullable().openapi({ description: 'Why the last attempt failed (HTTP status, timeout, refused address)' }),
+    nextAttemptAt: Timestamp.nullable().openapi({ description: 'When the next automatic attempt is due; null when none is scheduled' }),
+    createdAt: Timestamp,
+  })
+  .openapi('WebhookDelivery');
+
+export const toDeliveryDto = (d: DeliveryRow): z.infer<typeof WebhookDeliverySchema> => ({
+  id: d.id,
+  eventId: d.eventId,
+  type: d.type,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
+  nextAttemptAt: iso(d.nextAttemptAt),
+  createdAt: iso(d.createdAt)!,
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderAuthError } from '../errors.ts';
-import { mapConcurrent } from '../concurrency.ts';
+import { mapConcurrent } from '../../concurrency.ts';
 import { ProviderHttpClient, type ProviderTuning } from '../http.ts';
 import type { EmailVerificationProvider, VerificationVerdict } from './types.ts';
 

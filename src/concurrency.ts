@@ -1,3 +1,5 @@
+/** The service's in-process concurrency tools: a fair semaphore and a bounded concurrent map. */
+
 /** Releases a slot; calling it more than once is harmless. */
 export type Release = () => void;
 
@@ -58,4 +60,22 @@ export class Semaphore {
       else this.#inUse -= 1;
     };
   }
+}
+
+/** Maps `items` with at most `limit` calls of `fn` in flight; results keep the input order. */
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

@@ -1,0 +1,40 @@
+/**
+ * The closed set of error codes the whole service throws. Which HTTP status each one answers with is the
+ * HTTP layer's business (src/http/errors.ts); code below it only says what went wrong.
+ */
+export const ERROR_CODES = [
+  'validation_error',
+  'unauthorized',
+  'insufficient_credits',
+  'forbidden',
+  'not_found',
+  'invalid_state',
+  'conflict',
+  'payload_too_large',
+  'uri_too_long',
+  'unsupported_media_type',
+  'unprocessable',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly details: unknown;
+  /** Response headers the refusal implies (`Retry-After`, `RateLimit-*`). */
+  readonly headers: Record<string, string>;
+  constructor(code: C, message: string, details?: unknown, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
+export const invalidState = (message: string, currentState: string) =>
+  new ApiError('invalid_state', message, { currentState });

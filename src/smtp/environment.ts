@@ -1,0 +1,107 @@
+import { connect } from 'node:net';
+import type { JobWarning } from '../domain/verification.ts';
+import type { MxResolver } from './dns.ts';
+
+export type DnsHealth = 'ok' | 'unreliable' | 'unknown';
+export type SmtpHealth = 'ok' | 'blocked' | 'unknown';
+
+export interface EnvironmentState {
+  dns: DnsHealth;
+  smtp: SmtpHealth;
+  checkedAt: Date | null;
+}
+
+/** Reason codes (CONTRACT §10) that start the reason of an address the environment kept from a verdict. */
+export const ENVIRONMENT_REASONS = {
+  resolverUnreliable: 'resolver_unreliable',
+  egressBlocked: 'smtp_egress_blocked',
+} as const;
+
+const GOOD_FOR_MS = 5 * 60_000;
+// A bad or unknown state is looked at again soon: a resolver or a firewall that recovers is noticed quickly.
+const BAD_FOR_MS = 30_000;
+const BANNER_TIMEOUT_MS = 5_000;
+
+/**
+ * What a worker can trust of its surroundings, checked against well-known canary domains and cached:
+ * - the resolver: if it denies the existence of every canary's mail host, its denials prove nothing;
+ * - outbound SMTP: if no canary MX answers with a greeting, port 25 is blocked or filtered here.
+ * With no canary domains configured nothing is checked and both stay `unknown` (no effect on verdicts).
+ */
+export class SmtpEnvironment {
+  readonly #dns: MxResolver;
+  readonly #canaries: readonly string[];
+  readonly #port: number;
+  #state: EnvironmentState = { dns: 'unknown', smtp: 'unknown', checkedAt: null };
+  #validUntil = 0;
+  #running: Promise<EnvironmentState> | null = null;
+
+  constructor(dns: MxResolver, options: { canaryDomains: readonly string[]; port: number }) {
+    this.#dns = dns;
+    this.#canaries = options.canaryDomains;
+    this.#port = options.port;
+  }
+
+  /** The last state seen, without checking. */
+  get last(): EnvironmentState {
+    return this.#state;
+  }
+
+  /** The cached state, checked again once it is stale (one check at a time, shared by every caller). */
+  async current(): Promise<EnvironmentState> {
+    if (this.#canaries.length === 0 || Date.now() < this.#validUntil) return this.#state;
+    this.#running ??= this.#check().finally(() => (this.#running = null));
+    return this.#running;
+  }
+
+  async #check(): Promise<EnvironmentState> {
+    const lookups = await Promise.all(this.#canaries.map((domain) => this.#dns.lookupMx(domain)));
+    const hosts = lookups.flatMap((lookup) => (lookup.kind === 'mx' ? [lookup.hosts[0]!.host] : []));
+    const dns: DnsHealth = hosts.length > 0 ? 'ok' : lookups.every((l) => l.kind === 'no-mail-host') ? 'unreliable' : 'unknown';
+    const smtp: SmtpHealth = hosts.length === 0 ? 'unknown' : (await this.#anyGreets(hosts)) ? 'ok' : 'blocked';
+    this.#state = { dns, smtp, checkedAt: new Date() };
+    this.#validUntil = Date.now() + (dns === 'ok' && smtp === 'ok' ? GOOD_FOR_MS : BAD_FOR_MS);
+    return this.#state;
+  }
+
+  async #anyGreets(hosts: readonly string[]): Promise<boolean> {
+    const greets = await Promise.all(
+      hosts.map(async (host) => {
+        const resolved = await this.#dns.resolveHost(host);
+        return resolved.kind === 'addresses' && (await greeting(resolved.addresses[0]!, this.#port));
+      }),
+    );
+    return greets.some(Boolean);
+  }
+}
+
+/** Connects and waits for the first line of a greeting; the connection is closed without a word either way. */
+function greeting(address: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: address, port });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(BANNER_TIMEOUT_MS, () => finish(false));
+    socket.once('error', () => finish(false));
+    socket.once('data', (data) => finish(/^\d{3}[ -]/.test(data.toString('latin1'))));
+    socket.once('end', () => finish(false));
+  });
+}
+
+/** What a state means for the job that saw it (CONTRACT §10 `warnings`). */
+export function environmentWarnings(state: EnvironmentState): JobWarning[] {
+  const warnings: JobWarning[] = [];
+  if (state.dns === 'unreliable')
+    warnings.push({
+      code: ENVIRONMENT_REASONS.resolverUnreliable,
+      message: 'The DNS resolver denies well-known mail domains too; no address was called Invalid from its answers.',
+    });
+  if (state.smtp === 'blocked')
+    warnings.push({
+      code: ENVIRONMENT_REASONS.egressBlocked,
+      message: 'Outbound SMTP (port 25) reaches no mail server from this worker; addresses were left Unknown.',
+    });
+  return warnings;
+}

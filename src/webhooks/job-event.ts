@@ -1,0 +1,36 @@
+/** What a job event says (CONTRACT §9.3): the job as its GET route shows it, at the moment of the event. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EnrichmentJob, ScrapeJob, VerificationJob } from '../db/entities/index.ts';
+import { viewJobs } from '../db/repos/verification.ts';
+import type { WebhookEvent } from '../domain/webhook-events.ts';
+import { toBulkJobDto, toJobDto, toScrapeJobDto } from '../jobs/views.ts';
+
+export interface JobSnapshot {
+  organizationId: string;
+  /** The job's stage or status now. */
+  state: string;
+  job: object;
+}
+
+const refId = (ref: string | { id: string }) => (typeof ref === 'string' ? ref : ref.id);
+
+/** The job the event is about, or null when it no longer exists. */
+export async function snapshotJob(em: EntityManager, type: WebhookEvent, jobId: string): Promise<JobSnapshot | null> {
+  const kind = type.slice(0, type.indexOf('.'));
+  if (kind === 'verification') {
+    const job = await em.findOne(VerificationJob, { id: jobId });
+    if (!job) return null;
+    const [view] = await viewJobs(em, [job]);
+    return { organizationId: refId(job.organization), state: job.verificationStage, job: toJobDto(view!) };
+  }
+  if (kind === 'scrape') {
+    // Without `items`, as the live progress stream shows it: an event stays small whatever the job's size.
+    const job = await em.findOne(ScrapeJob, { id: jobId });
+    return job && { organizationId: refId(job.organization), state: job.status, job: toScrapeJobDto(job) };
+  }
+  const job = await em.findOne(EnrichmentJob, { id: jobId });
+  return job && { organizationId: refId(job.organization), state: job.status, job: toBulkJobDto(job) };
+}
+
+/** `completed` and `failed` are final: the event is only recorded when the job is in that state. */
+export const stateOf = (type: WebhookEvent) => type.slice(type.indexOf('.') + 1);

@@ -1,0 +1,115 @@
+/**
+ * `npm run histories:record`: runs every kind of job once, end to end, against the development sandbox's
+ * stand-ins (mail world, search, verification and enrichment providers), and writes each workflow's
+ * history to test/replay/histories/. workflow-replay.test.ts replays them against the current workflow
+ * code, so a change that would break a job already running in production fails in CI. Record again only
+ * when the histories should describe new code paths; keep the old files (running jobs still have them).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_PEOPLE, SANDBOX_SUFFIX, startSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { workflowId } from '../../src/temporal/shared.ts';
+import type { Agent } from '../support/agent.ts';
+import { createKey } from '../support/auth-cases.ts';
+import { eventually, settledJob } from '../support/enrichment/helpers.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { jobOf, scrapeForm, upload, waitForStatus } from '../support/scrape.ts';
+import { inStage, listWithEmails, startJob, waitForJob } from '../support/verification.ts';
+
+const DIR = path.join(import.meta.dirname, 'histories');
+const stamp = new Date().toISOString().slice(0, 10);
+
+let sandbox: Sandbox;
+let h: Harness;
+let agent: Agent;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({});
+  h = await startHarness({
+    worker: true,
+    env: { ...sandbox.env, SIGNUP_CREDITS: '0', SMTP_PROBE_TIMEOUT_MS: '800', SMTP_GREYLIST_DELAY_MS: '200' },
+  });
+  ({ agent } = await h.signup({ credits: 1000 }));
+});
+afterAll(async () => {
+  await h?.stop();
+  await sandbox?.stop();
+});
+
+async function save(name: string, workflowId: string) {
+  const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
+  await writeFile(path.join(DIR, `${stamp}-${name}.json`), historyToJSON(history));
+}
+
+const person = ([first, last]: readonly [string, string]) => `${first}.${last}`.toLowerCase();
+const addresses = [
+  ...SANDBOX_PEOPLE.slice(0, 3).map((p) => `${person(p)}@acme.${SANDBOX_SUFFIX}`),
+  `nobody@acme.${SANDBOX_SUFFIX}`,
+  `${person(SANDBOX_PEOPLE[0])}@catchall.${SANDBOX_SUFFIX}`,
+  `${person(SANDBOX_PEOPLE[1])}@greylist.${SANDBOX_SUFFIX}`,
+  `someone@blocked.${SANDBOX_SUFFIX}`,
+  `someone@down.${SANDBOX_SUFFIX}`,
+  `someone@nomail.${SANDBOX_SUFFIX}`,
+  'not an address',
+];
+
+describe('record workflow histories', () => {
+  it('verification: smtp_only, smtp_api_fallback with each decision, api_only', { timeout: 300_000 }, async () => {
+    const listId = await listWithEmails(agent, addresses);
+    const smtp = await startJob(agent, listId, 'smtp_only');
+    await waitForJob(agent, smtp.id, inStage('completed'));
+    await save('verification-smtp-only', workflowId('verification', smtp.id));
+
+    for (const decision of ['accept_current', 'fill_all_gaps'] as const) {
+      const job = await startJob(agent, listId, 'smtp_api_fallback');
+      await waitForJob(agent, job.id, inStage('awaiting_decision'));
+      expect((await agent.post(`/api/verification/jobs/${job.id}/decision`, { decision })).status).toBe(200);
+      await waitForJob(agent, job.id, inStage('completed'));
+      await save(`verification-fallback-${decision}`, workflowId('verification', job.id));
+    }
+
+    const api = await startJob(agent, listId, 'api_only');
+    await waitForJob(agent, api.id, inStage('completed'));
+    await save('verification-api-only', workflowId('verification', api.id));
+  });
+
+  it('scrape: a job paused and resumed, then completed', { timeout: 300_000 }, async () => {
+    const rows = Array.from({ length: 200 }, (_, i) => `Company ${i},Head of Sales`).join('\n');
+    const job = await upload(agent, scrapeForm(`company,role\n${rows}\n`, { fileName: 'companies.csv' }));
+    expect((await agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
+    expect((await agent.post(`/api/scrape/jobs/${job.id}/resume`)).status).toBe(200);
+    await waitForStatus(agent, job.id, ['completed']);
+    expect((await jobOf(agent, job.id)).status).toBe('completed');
+    await save('scrape-paused-resumed', workflowId('scrape', job.id));
+  });
+
+  it('bulk enrichment of a list', { timeout: 300_000 }, async () => {
+    const list = await agent.post('/api/lists', { name: 'enrich' });
+    const leads = SANDBOX_PEOPLE.map(([first, last], i) => ({
+      networkUrl: `https://www.linkedin.com/in/${first}-${last}-${i}`.toLowerCase(),
+    }));
+    expect((await agent.post(`/api/lists/${list.body.id}/leads`, { leads: [...leads, { firstName: 'Nobody' }] })).status).toBe(201);
+    const bulk = await agent.post('/api/enrichment/bulk', { listId: list.body.id });
+    expect(bulk.status).toBe(201);
+    expect((await settledJob(agent, bulk.body.jobId)).status).toBe('completed');
+    await save('enrichment-bulk', workflowId('enrichment', bulk.body.jobId));
+  });
+
+  it('single verification of one address', { timeout: 120_000 }, async () => {
+    const { key } = await createKey(agent, ['verification:write']);
+    const email = `${person(SANDBOX_PEOPLE[4])}@acme.${SANDBOX_SUFFIX}`;
+    const res = await agent.post('/api/external/verify', { email }, { 'x-api-key': key });
+    expect(res.body).toMatchObject({ result: 'Valid', cached: false });
+    const ids = await eventually(
+      async () => {
+        const found: string[] = [];
+        for await (const run of h.temporal.workflow.list()) if (run.type === 'singleVerifyWorkflow') found.push(run.workflowId);
+        return found;
+      },
+      (found) => found.length > 0,
+    );
+    await save('verify-single', ids[0]!);
+  });
+});
