@@ -1,6 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Agent } from '../support/agent.ts';
+import { createKey } from '../support/auth-cases.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { type MailWorld, startMailWorld } from '../support/mail-world/index.ts';
 import { allResults, listWithEmails, mailWorldEnv, startJob, waitForJob } from '../support/verification.ts';
@@ -89,6 +91,13 @@ describe('verification workflow: greylisted addresses', () => {
         60_000,
       );
       expect(waiting).toMatchObject({ verificationStage: 'smtp_verifying', smtpValidCount: 1, smtpInvalidCount: 1 });
+      // The external route shows the same count.
+      const { key } = await createKey(agent, ['verification:read']);
+      const external = await new Agent(h.app).send('GET', `/api/external/verification/jobs/${created.id}`, {
+        headers: { 'x-api-key': key },
+      });
+      expect(external.status).toBe(200);
+      expect(external.body.deferredCount).toBe(3);
       const early = await allResults(agent, created.id);
       expect(Object.fromEntries(early.map((r) => [r.email, r.result]))).toEqual({
         'ann@grey.test': null,
