@@ -78,7 +78,7 @@ class OutcomeWriter {
   }
 }
 
-const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
+export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   id,
   result: o.result,
   source: o.source,
@@ -89,6 +89,7 @@ const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   enhancedCode: o.enhancedCode,
   attempts: o.attempts,
   apiPending: false,
+  ...(o.deferral ? { deferral: o.deferral } : {}),
 });
 
 export interface SliceInput {
@@ -198,7 +199,7 @@ async function probeDomain(
       const outcome = await prober.probeDomain(
         domain.domain,
         page.map((a) => a.email),
-        { signal, onResult: emit, owner: jobId },
+        { signal, onResult: emit, owner: jobId, catchAllSeed: jobId },
       );
       outcome.outcomes.forEach(emit);
       isCatchAll = outcome.isCatchAll ?? isCatchAll;

@@ -16,6 +16,8 @@ import { API_PRICE_MICROS, type Decision, type DecisionResult } from '../src/dom
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from './verification-smtp.ts';
+import { retryDeferred } from './verification-greylist.ts';
+import { deferredCount } from '../src/db/repos/verification-deferred.ts';
 import { log } from '../src/log.ts';
 
 /** How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight. */
@@ -57,6 +59,28 @@ export function verificationActivities(deps: ActivityDeps) {
 
     async probeDomainSlice(input: SliceInput): Promise<{ domains: number; written: number }> {
       return guarded(() => heartbeating((ctx) => probeSlice(orm, prober, input, ctx.cancellationSignal)));
+    },
+
+    /**
+     * The waits before the later attempts of deferred addresses (`SMTP_GREYLIST_SCHEDULE`, read once
+     * per job and then kept in the workflow history) and how many addresses are deferred now.
+     */
+    async planGreylistRetries({ jobId }: { jobId: string }): Promise<{ scheduleMs: number[]; deferred: number }> {
+      return guarded(async () => {
+        const em = orm.em.fork();
+        await loadVerificationWork(em, jobId);
+        return { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred: await deferredCount(em, jobId) };
+      });
+    },
+
+    /** One later attempt for every deferred address; returns how many are still deferred. */
+    async retryDeferredAddresses({ jobId }: { jobId: string }): Promise<{ deferred: number }> {
+      return guarded(() =>
+        heartbeating(async (ctx) => {
+          await loadVerificationWork(orm.em.fork(), jobId);
+          return retryDeferred(orm, prober, jobId, ctx.cancellationSignal);
+        }),
+      );
     },
 
     async finishSmtpStage({ jobId }: { jobId: string }) {

@@ -24,6 +24,29 @@ const duration = (def: string) =>
       return Number(match[1]) * unit;
     });
 
+/**
+ * A comma list of durations (`500ms,20s,1m,2h`) in milliseconds; empty means none. The message
+ * names the entry that is not a duration.
+ */
+export const durationList = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((value, ctx) => {
+      const entries = value.split(',').map((v) => v.trim());
+      if (entries.length === 1 && entries[0] === '') return [];
+      const out: number[] = [];
+      for (const entry of entries) {
+        const parsed = duration('0ms').safeParse(entry);
+        if (!parsed.success) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not a duration like 500ms, 20s, 1m or 2h` });
+          return z.NEVER;
+        }
+        out.push(parsed.data);
+      }
+      return out;
+    });
+
 const secretsKey = optionalString.refine(
   (v) => v === undefined || Buffer.from(v, 'base64').length === 32,
   'must be 32 bytes, base64-encoded',
@@ -76,6 +99,8 @@ const schema = z
     SMTP_PROBE_CONCURRENCY: int(100, 1),
     SMTP_PROBE_PER_DOMAIN: int(2, 1),
     SMTP_GREYLIST_DELAY_MS: int(5_000, 0),
+    // Waits before the later attempts of addresses still deferred (4xx) after the in-session ones; empty: none.
+    SMTP_GREYLIST_SCHEDULE: durationList('1m,3m,6m,12m'),
     // JSON per provider, e.g. {"google":{"connections":10},"other":{"window":10}}; absent: the built-in table.
     SMTP_PROVIDER_LIMITS: optionalString.transform((value, ctx) => {
       if (value === undefined) return {};

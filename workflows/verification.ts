@@ -6,8 +6,10 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
@@ -94,6 +96,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
           resume: { phase: 'smtp', nextSeq },
         });
       }
+      // Histories recorded before the greylist schedule existed replay without it.
+      if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId);
       finishingSmtp = true;
       try {
         stage = (await db.finishSmtpStage({ jobId })).stage;
@@ -166,4 +170,20 @@ async function runSmtpStage(input: VerificationWorkflowInput, firstSeq: number):
     running.delete(await Promise.race(running.values()));
   }
   return nextSeq <= plan.domainCount ? nextSeq : null;
+}
+
+/**
+ * Later attempts for addresses still deferred (greylisting) after the in-session ones: a durable
+ * timer per step of SMTP_GREYLIST_SCHEDULE, then one attempt for all of them, until none is
+ * deferred or the schedule is spent (finishSmtpStage then makes the rest Unknown). Only counts
+ * cross into the workflow; the addresses stay in the database.
+ */
+async function retryDeferredOnSchedule(jobId: string): Promise<void> {
+  const plan = await db.planGreylistRetries({ jobId });
+  let deferred = plan.deferred;
+  for (const waitMs of plan.scheduleMs) {
+    if (deferred === 0) return;
+    await sleep(waitMs);
+    ({ deferred } = await smtp.retryDeferredAddresses({ jobId }));
+  }
 }

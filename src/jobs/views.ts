@@ -20,6 +20,8 @@ export interface VerificationJobDto {
   verificationMethod: VerificationMethod;
   totalEmails: number;
   processedEmails: number;
+  /** Addresses waiting for a later greylisting attempt (SMTP_GREYLIST_SCHEDULE). */
+  deferredCount: number;
   smtpValidCount: number;
   smtpInvalidCount: number;
   smtpCatchAllCount: number;
@@ -51,6 +53,7 @@ export function toJobDto({ job, listName, counts }: VerificationJobView): Verifi
     verificationMethod: job.verificationMethod,
     totalEmails: job.totalEmails,
     processedEmails: counts.processed,
+    deferredCount: counts.deferred,
     smtpValidCount: counts.smtp.Valid,
     smtpInvalidCount: counts.smtp.Invalid,
     smtpCatchAllCount: counts.smtp['Catch-All'],

@@ -43,6 +43,7 @@ export const SANDBOX_DOMAINS: Record<string, { behaviour: HostBehaviour; verdict
   [`greylist.${SANDBOX_SUFFIX}`]: { behaviour: { greylist: true }, verdict: 'greylists each address once: Valid or Invalid after the retry' },
   [`blocked.${SANDBOX_SUFFIX}`]: { behaviour: { policyBlock: true }, verdict: 'a policy block: Unknown' },
   [`down.${SANDBOX_SUFFIX}`]: { behaviour: { refused: true }, verdict: 'its MX host refuses connections: Unknown' },
+  [`postgrey.${SANDBOX_SUFFIX}`]: { behaviour: { greylistForMs: 30_000 }, verdict: 'greylists each (sender, address) for 30 s, past the in-session retries: Valid or Invalid after a later attempt (SMTP_GREYLIST_SCHEDULE)' },
 };
 /** Has no MX and no A record: Invalid. Any name outside sandbox.test: Unknown (the sandbox resolver knows nothing of it). */
 export const SANDBOX_NO_MAIL_DOMAIN = `nomail.${SANDBOX_SUFFIX}`;

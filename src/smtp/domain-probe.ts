@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { formatReply } from '../domain/smtp-reply.ts';
@@ -12,6 +12,11 @@ export interface DomainProbeContext {
   channel: (host: string) => HostChannel;
   /** Whose work this is (a job): connection slots are shared round-robin between owners. */
   owner: string;
+  /**
+   * Makes the catch-all address a function of this seed and the domain, so a later attempt (a
+   * greylisting retry minutes on) asks for the same one; random per probe when absent.
+   */
+  catchAllSeed?: string;
   signal?: AbortSignal;
 }
 
@@ -49,6 +54,14 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<void>
 export function randomLocalPart(): string {
   let local = '';
   for (let i = 0; i < 24; i += 1) local += String.fromCharCode(97 + randomInt(26));
+  return local;
+}
+
+/** 24 lowercase letters derived from a seed (as unguessable as the seed). */
+function seededLocalPart(seed: string, domain: string): string {
+  const digest = createHash('sha256').update(`${seed}\0${domain}`).digest();
+  let local = '';
+  for (let i = 0; i < 24; i += 1) local += String.fromCharCode(97 + ((digest[i] ?? 0) % 26));
   return local;
 }
 
@@ -94,7 +107,8 @@ export class DomainProbe {
     this.#domain = domain;
     this.#hosts = hosts;
     this.#onFinding = onFinding;
-    this.#catchAllAddress = `${randomLocalPart()}@${domain}`;
+    const local = ctx.catchAllSeed === undefined ? randomLocalPart() : seededLocalPart(ctx.catchAllSeed, domain);
+    this.#catchAllAddress = `${local}@${domain}`;
   }
 
   async run(addresses: readonly string[]): Promise<DomainProbeResult> {

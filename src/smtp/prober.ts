@@ -108,15 +108,10 @@ function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxPro
     case 'mailbox-unknown':
       return outcome(entry, 'Invalid', 'smtp', reply, finding.host, provider, evidence);
     case 'temporary':
-      return outcome(
-        entry,
-        'Unknown',
-        'smtp',
-        `${reply} (still deferred after ${finding.attempts} attempts)`,
-        finding.host,
-        provider,
-        evidence,
-      );
+      return {
+        ...outcome(entry, 'Unknown', 'smtp', `${reply} (still deferred after ${finding.attempts} attempts)`, finding.host, provider, evidence),
+        deferral: { attempts: finding.attempts, reply },
+      };
     default:
       return outcome(entry, 'Unknown', 'smtp', reply, finding.host, provider, evidence);
   }
@@ -237,7 +232,15 @@ export class SmtpProber {
   async probeDomain(
     domain: string,
     emails: readonly string[],
-    options: { signal?: AbortSignal; onResult?: (outcome: ProbeOutcome) => void; owner?: string } = {},
+    options: {
+      signal?: AbortSignal;
+      onResult?: (outcome: ProbeOutcome) => void;
+      owner?: string;
+      /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
+      attempts?: number;
+      /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
+      catchAllSeed?: string;
+    } = {},
   ): Promise<DomainOutcome> {
     const { signal, onResult } = options;
     signal?.throwIfAborted();
@@ -302,7 +305,10 @@ export class SmtpProber {
     };
     const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
     const probe = new DomainProbe(
-      this.#context(signal, options.owner ?? 'default'),
+      {
+        ...this.#context(signal, options.owner ?? 'default', options.attempts),
+        ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
+      },
       asciiDomain,
       lookup.hosts,
       (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
@@ -355,11 +361,11 @@ export class SmtpProber {
     });
   }
 
-  #context(signal: AbortSignal | undefined, owner: string): DomainProbeContext {
+  #context(signal: AbortSignal | undefined, owner: string, attempts?: number): DomainProbeContext {
     const o = this.#options;
     return {
       greylistDelayMs: o.greylistDelayMs,
-      greylistAttempts: o.greylistAttempts,
+      greylistAttempts: attempts ?? o.greylistAttempts,
       channel: (host) => this.#channel(host),
       owner,
       ...(signal ? { signal } : {}),

@@ -31,6 +31,8 @@ export interface ProbeOutcome {
   /** SMTP attempts made for the address (0 when none). */
   attempts: number;
   flags: EmailFlags;
+  /** Present when the address was still answered with a 4xx after its last attempt (greylisting). */
+  deferral?: { attempts: number; reply: string };
 }
 
 export interface DomainOutcome {

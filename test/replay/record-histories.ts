@@ -29,7 +29,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({});
   h = await startHarness({
     worker: true,
-    env: { ...sandbox.env, SIGNUP_CREDITS: '0', SMTP_PROBE_TIMEOUT_MS: '800', SMTP_GREYLIST_DELAY_MS: '200' },
+    env: { ...sandbox.env, SIGNUP_CREDITS: '0', SMTP_PROBE_TIMEOUT_MS: '800', SMTP_GREYLIST_DELAY_MS: '200', SMTP_GREYLIST_SCHEDULE: '1s,2s' },
   });
   ({ agent } = await h.signup({ credits: 1000 }));
 });
@@ -49,6 +49,8 @@ const addresses = [
   `nobody@acme.${SANDBOX_SUFFIX}`,
   `${person(SANDBOX_PEOPLE[0])}@catchall.${SANDBOX_SUFFIX}`,
   `${person(SANDBOX_PEOPLE[1])}@greylist.${SANDBOX_SUFFIX}`,
+  // Still greylisted when the short schedule below is spent: its timers and later attempts are recorded.
+  `${person(SANDBOX_PEOPLE[2])}@postgrey.${SANDBOX_SUFFIX}`,
   `someone@blocked.${SANDBOX_SUFFIX}`,
   `someone@down.${SANDBOX_SUFFIX}`,
   `someone@nomail.${SANDBOX_SUFFIX}`,

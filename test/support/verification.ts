@@ -13,6 +13,8 @@ export function mailWorldEnv(world: MailWorld): Record<string, string> {
     SMTP_PROBE_HELO: 'verifier.test',
     SMTP_PROBE_TIMEOUT_MS: '800',
     SMTP_GREYLIST_DELAY_MS: '200',
+    // No later greylisting attempts unless a test asks for them (verification-greylist.test.ts).
+    SMTP_GREYLIST_SCHEDULE: '',
   };
 }
 

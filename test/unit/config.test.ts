@@ -32,6 +32,17 @@ describe('loadConfig', () => {
     expect(c.VERIFICATION_DECISION_TIMEOUT).toBe(90_000);
   });
 
+  it('parses SMTP_GREYLIST_SCHEDULE as a list of durations, empty meaning none', () => {
+    expect(loadConfig({}).SMTP_GREYLIST_SCHEDULE).toEqual([60_000, 180_000, 360_000, 720_000]);
+    expect(loadConfig({ SMTP_GREYLIST_SCHEDULE: '500ms, 20s,1m,2h' }).SMTP_GREYLIST_SCHEDULE).toEqual([
+      500, 20_000, 60_000, 7_200_000,
+    ]);
+    expect(loadConfig({ SMTP_GREYLIST_SCHEDULE: '' }).SMTP_GREYLIST_SCHEDULE).toEqual([]);
+    expect(loadConfig({ SMTP_GREYLIST_SCHEDULE: ' ' }).SMTP_GREYLIST_SCHEDULE).toEqual([]);
+    for (const bad of ['1m,,3m', '5', '1m,soon', '-1s', '1.5m'])
+      expect(() => loadConfig({ SMTP_GREYLIST_SCHEDULE: bad }), bad).toThrow(/SMTP_GREYLIST_SCHEDULE: .*not a duration/);
+  });
+
   it('stops with a message naming every invalid variable', () => {
     const attempt = () => loadConfig({ PORT: 'eighty', VERIFICATION_PROVIDER: 'acme', VERIFICATION_DECISION_TIMEOUT: 'soon' });
     expect(attempt).toThrow(ConfigError);

@@ -46,6 +46,11 @@ export const VerificationResult = defineEntity({
     smtpCode: p.integer().nullable(),
     enhancedCode: p.string().length(16).nullable(),
     attempts: p.integer().default(0),
+    /** Set while the address waits for a later greylisting retry (smtpCheckedAt still null): first 4xx time. */
+    deferredSince: p.datetime().nullable(),
+    /** SMTP attempts answered with a 4xx so far, and the last such reply. */
+    deferredAttempts: p.integer().nullable(),
+    deferredReply: p.text().nullable(),
     checkedAt: p.datetime().nullable(),
   },
 });

@@ -13,6 +13,7 @@ import {
   type VerificationStage,
 } from '../../domain/verification.ts';
 import { newId } from '../entities/common.ts';
+import { recordDeferred, settleDeferred } from './verification-deferred.ts';
 
 /** The job was deleted (with its list) while its workflow ran. */
 export class VerificationJobGoneError extends Error {
@@ -115,13 +116,24 @@ export interface SmtpOutcomeRow {
   enhancedCode?: string | null;
   attempts?: number;
   apiPending: boolean;
+  /** Still answered with a 4xx after its attempts: stored as deferred (no result yet) instead. */
+  deferral?: { attempts: number; reply: string };
 }
 
 /**
  * Stores SMTP-stage outcomes in one statement. Only addresses without an SMTP-stage result are
  * touched, so a retried batch never overwrites (or double-counts) what an earlier attempt stored.
  */
-export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[]): Promise<number> {
+export async function writeSmtpOutcomes(em: EntityManager, outcomes: SmtpOutcomeRow[]): Promise<number> {
+  const rows = outcomes.filter((r) => !r.deferral);
+  await recordDeferred(
+    em,
+    outcomes.flatMap((r) =>
+      r.deferral
+        ? [{ id: r.id, mxHost: r.mxHost, mxProvider: r.mxProvider, smtpCode: r.smtpCode ?? null, enhancedCode: r.enhancedCode ?? null, ...r.deferral }]
+        : [],
+    ),
+  );
   if (rows.length === 0) return 0;
   const payload = rows.map((r) => ({
     id: r.id,
@@ -138,7 +150,8 @@ export async function writeSmtpOutcomes(em: EntityManager, rows: SmtpOutcomeRow[
   const res = await em.execute<QueryResult>(
     `update verification_result r set
        smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
-       smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = v.attempts,
+       -- An address deferred earlier counts those attempts too.
+       smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = coalesce(r.deferred_attempts, 0) + v.attempts,
        api_status = case when v.api_pending then 'pending' end,
        smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
      from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, api_pending boolean)
@@ -216,6 +229,7 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
   return em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage !== 'smtp_verifying') return job.stage;
+    await settleDeferred(tx, jobId);
     const [row] = await tx.execute(
       `select count(*) filter (where api_status = 'pending')::int as pending,
               count(*) filter (where result in ('Unknown', 'Catch-All'))::int as gaps

@@ -22,6 +22,8 @@ const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
 /** Everything the job's read routes show that is aggregated from its result and spend rows. */
 export interface VerificationJobCounts {
   processed: number;
+  /** Addresses waiting for a later greylisting attempt. */
+  deferred: number;
   smtp: Record<EmailResult, number>;
   final: FinalCounts;
   api: Record<EmailResult, number> & { verified: number; costMicros: number };
@@ -36,6 +38,7 @@ export interface VerificationJobView {
 
 const emptyCounts = (total: number): VerificationJobCounts => ({
   processed: 0,
+  deferred: 0,
   smtp: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0 },
   final: { total, valid: 0, invalid: 0, catchAll: 0, unknown: 0 },
   api: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0, verified: 0, costMicros: 0 },
@@ -142,6 +145,7 @@ export async function verificationJobCounts(
   const rows = await em.execute(
     `select job_id,
        count(*) filter (where smtp_checked_at is not null and api_status is distinct from 'pending')::int as processed,
+       count(*) filter (where deferred_since is not null and smtp_checked_at is null)::int as deferred,
        count(*) filter (where smtp_result = 'Valid')::int as smtp_valid,
        count(*) filter (where smtp_result = 'Invalid')::int as smtp_invalid,
        count(*) filter (where smtp_result = 'Catch-All')::int as smtp_catch_all,
@@ -168,6 +172,7 @@ export async function verificationJobCounts(
     const counts = out.get(r.job_id);
     if (!counts) continue;
     counts.processed = r.processed;
+    counts.deferred = r.deferred;
     counts.smtp = {
       Valid: r.smtp_valid,
       Invalid: r.smtp_invalid,

@@ -35,6 +35,9 @@ export const VerificationJobSchema = z
     verificationMethod: z.enum(VERIFICATION_METHODS),
     totalEmails: count,
     processedEmails: count.openapi({ description: 'Addresses whose work in the current stage is done' }),
+    deferredCount: count.openapi({
+      description: 'Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE)',
+    }),
     smtpValidCount: count,
     smtpInvalidCount: count,
     smtpCatchAllCount: count,

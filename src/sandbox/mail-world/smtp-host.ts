@@ -198,6 +198,7 @@ function rcptDecision(
   seen: Set<string>,
   mailboxes: Set<string>,
   remoteIp: string,
+  triplets: { firstSeen: Map<string, number>; sender: string },
 ): Error | null {
   if (behaviour.policyBlock) {
     return smtpError(
@@ -210,6 +211,13 @@ function rcptDecision(
   if (behaviour.relayDomains && !behaviour.relayDomains.includes(domain))
     return smtpError(554, `5.7.1 <${address}>: Relay access denied`);
   if (behaviour.catchAllDomains?.includes(domain)) return null;
+  if (behaviour.greylistForMs !== undefined) {
+    const key = `${remoteIp} ${triplets.sender} ${address}`;
+    const first = triplets.firstSeen.get(key) ?? Date.now();
+    triplets.firstSeen.set(key, first);
+    if (Date.now() - first < behaviour.greylistForMs)
+      return smtpError(451, '4.7.1 Greylisted, see http://postgrey.schweikert.ch/help/example.html');
+  }
   if (behaviour.greylist && !seen.has(address)) {
     seen.add(address);
     return smtpError(451, '4.7.1 Greylisted, please try again later');
@@ -231,6 +239,7 @@ async function startSmtpHost(
   const book = new SessionBook(gauge);
   const mailboxes = new Set((behaviour.mailboxes ?? []).map(asciiAddress));
   const greylistSeen = new Set<string>();
+  const tripletSeen = new Map<string, number>();
   const latency = behaviour.latencyMs ?? 0;
   const later = (reply: () => void): void => {
     if (latency > 0) setTimeout(reply, latency);
@@ -304,7 +313,10 @@ async function startSmtpHost(
         if (behaviour.maxRcptPerSession !== undefined && count.rcpts > behaviour.maxRcptPerSession) {
           return callback(smtpError(452, '4.5.3 Too many recipients in this session'));
         }
-        const decision = rcptDecision(behaviour, rcpt, greylistSeen, mailboxes, session.remoteAddress);
+        const decision = rcptDecision(behaviour, rcpt, greylistSeen, mailboxes, session.remoteAddress, {
+          firstSeen: tripletSeen,
+          sender: session.envelope.mailFrom ? session.envelope.mailFrom.address.toLowerCase() : '',
+        });
         const tarpit = behaviour.tarpit;
         if (!tarpit || decision === null) return callback(decision);
         count.errors += 1;
@@ -348,9 +360,11 @@ async function startRoundTripHost(
   const book = new SessionBook(gauge);
   const mailboxes = new Set((behaviour.mailboxes ?? []).map(asciiAddress));
   const latency = behaviour.latencyMs ?? 0;
+  const tripletSeen = new Map<string, number>();
   const server = createNetServer((socket) => {
     const record = book.accept(socket);
     let lastAt = 0;
+    let sender = '';
     const reply = (text: string, delay: number, then?: () => void): void => {
       const at = Math.max(Date.now() + delay, lastAt);
       lastAt = at;
@@ -370,12 +384,18 @@ async function startRoundTripHost(
         const verb = line.split(' ', 1)[0]?.toUpperCase();
         if (verb === 'EHLO') reply(`250-${name}\r\n250-PIPELINING\r\n250 ENHANCEDSTATUSCODES`, 0);
         else if (verb === 'HELO' || verb === 'RSET' || verb === 'NOOP') reply('250 2.0.0 OK', 0);
-        else if (verb === 'MAIL') reply('250 2.1.0 OK', latency);
+        else if (verb === 'MAIL') {
+          sender = (/<([^>]*)>/.exec(line)?.[1] ?? '').toLowerCase();
+          reply('250 2.1.0 OK', latency);
+        }
         else if (verb === 'RCPT') {
           const address = asciiAddress(/<([^>]*)>/.exec(line)?.[1] ?? '');
           book.stats.rcpts.push(address);
           record.rcpts.push(address);
-          const decision = rcptDecision(behaviour, address, new Set(), mailboxes, socket.remoteAddress ?? '');
+          const decision = rcptDecision(behaviour, address, new Set(), mailboxes, socket.remoteAddress ?? '', {
+            firstSeen: tripletSeen,
+            sender,
+          });
           const error = decision as (Error & { responseCode?: number }) | null;
           reply(error ? `${error.responseCode} ${error.message}` : '250 2.1.5 OK', latency);
         } else if (verb === 'QUIT') reply('221 2.0.0 Bye', 0, () => socket.end());

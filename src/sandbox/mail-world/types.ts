@@ -6,6 +6,11 @@ export interface HostBehaviour {
   catchAll?: boolean;
   /** 451 4.7.1 the first time this host sees an address, normal answers afterwards. */
   greylist?: boolean;
+  /**
+   * Postgrey-like: 451 4.7.1 for a (client IP, sender, recipient) triplet until this many ms after
+   * the triplet was first seen, normal answers afterwards.
+   */
+  greylistForMs?: number;
   /** Every RCPT → 451 4.3.0, however often it is asked (a server in permanent temporary trouble). */
   deferAlways?: boolean;
   /** Every RCPT → 550 5.7.1 "... blocked using zen.spamhaus.org". */

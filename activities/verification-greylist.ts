@@ -1,0 +1,45 @@
+import type { Orm } from '../src/db/orm.ts';
+import { deferredAddresses, deferredCount } from '../src/db/repos/verification-deferred.ts';
+import { writeSmtpOutcomes } from '../src/db/repos/verification-work.ts';
+import type { SmtpProber } from '../src/smtp/prober.ts';
+import { fromOutcome } from './verification-smtp.ts';
+
+const PAGE_SIZE = 1000;
+
+/**
+ * One later attempt (CONTRACT §7 `SMTP_GREYLIST_SCHEDULE`) for every deferred address of a job:
+ * one RCPT each, with the worker's MAIL FROM and egress, the same triplet greylisting remembers
+ * (the catch-all address too: it is derived from the job id, as in the first pass).
+ * Answers are final; a 4xx again adds to the address's attempts and leaves it deferred.
+ * Returns how many are still deferred.
+ */
+export async function retryDeferred(
+  orm: Orm,
+  prober: SmtpProber,
+  jobId: string,
+  signal: AbortSignal,
+): Promise<{ deferred: number }> {
+  let afterId: string | null = null;
+  for (;;) {
+    const page = await deferredAddresses(orm.em.fork(), jobId, afterId, PAGE_SIZE);
+    if (page.length === 0) break;
+    afterId = page[page.length - 1]!.id;
+    const byDomain = Map.groupBy(page, (a) => a.domain);
+    await Promise.all(
+      [...byDomain].map(async ([domain, addresses]) => {
+        const idByEmail = new Map(addresses.map((a) => [a.email, a.id]));
+        const probed = await prober.probeDomain(
+          domain,
+          addresses.map((a) => a.email),
+          { signal, owner: jobId, attempts: 1, catchAllSeed: jobId },
+        );
+        const rows = probed.outcomes.flatMap((o) => {
+          const id = idByEmail.get(o.email);
+          return id === undefined ? [] : [fromOutcome(id, o)];
+        });
+        await writeSmtpOutcomes(orm.em.fork(), rows);
+      }),
+    );
+  }
+  return { deferred: await deferredCount(orm.em.fork(), jobId) };
+}

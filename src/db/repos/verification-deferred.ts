@@ -1,0 +1,82 @@
+import type { QueryResult } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MxProvider } from '../../domain/mx-provider.ts';
+
+/**
+ * Addresses still answered with a 4xx (greylisting) after their SMTP attempts wait, stored on their
+ * result row: `deferred_since` set, `smtp_checked_at` still null, so they count as neither
+ * processed nor final. The workflow only learns how many there are.
+ */
+export interface DeferredRow {
+  id: string;
+  mxHost: string | null;
+  mxProvider: MxProvider | null;
+  /** SMTP attempts made in this pass, all answered with a 4xx. */
+  attempts: number;
+  /** The last 4xx reply, e.g. `451 4.7.1 Greylisted`, and its codes. */
+  reply: string;
+  smtpCode: number | null;
+  enhancedCode: string | null;
+}
+
+/** Marks addresses deferred (or adds this pass's attempts); addresses with a final result are untouched. */
+export async function recordDeferred(em: EntityManager, rows: DeferredRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const payload = rows.map((r) => ({
+    id: r.id,
+    mx_host: r.mxHost,
+    mx_provider: r.mxProvider,
+    attempts: r.attempts,
+    reply: r.reply,
+    smtp_code: r.smtpCode,
+    enhanced_code: r.enhancedCode,
+  }));
+  const res = await em.execute<QueryResult>(
+    `update verification_result r set deferred_since = coalesce(r.deferred_since, now()),
+       deferred_attempts = coalesce(r.deferred_attempts, 0) + v.attempts, deferred_reply = v.reply,
+       attempts = coalesce(r.deferred_attempts, 0) + v.attempts, smtp_code = v.smtp_code, enhanced_code = v.enhanced_code,
+       mx_host = v.mx_host, mx_provider = v.mx_provider
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, mx_host text, mx_provider text, attempts int, reply text, smtp_code int, enhanced_code text)
+     where r.id = v.id and r.smtp_checked_at is null`,
+    [JSON.stringify(payload)],
+    'run',
+  );
+  return res.affectedRows;
+}
+
+export async function deferredCount(em: EntityManager, jobId: string): Promise<number> {
+  const [row] = await em.execute(
+    `select count(*)::int as n from verification_result where job_id = ? and deferred_since is not null and smtp_checked_at is null`,
+    [jobId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** The next `limit` deferred addresses after `afterId`, by id. */
+export async function deferredAddresses(em: EntityManager, jobId: string, afterId: string | null, limit: number) {
+  const rows = await em.execute(
+    `select id, email, domain from verification_result
+     where job_id = ? and deferred_since is not null and smtp_checked_at is null and id > ? order by id limit ?`,
+    [jobId, afterId ?? '00000000-0000-0000-0000-000000000000', limit],
+  );
+  return rows.map((r) => ({ id: r.id as string, email: r.email as string, domain: r.domain as string }));
+}
+
+/**
+ * What is still deferred when the schedule is spent becomes Unknown, its attempts in the reason
+ * ("greylisted: deferred 5 times over 22 min (451 4.7.1 ...)"). Runs inside finishSmtpStage's
+ * transaction, so the stage never ends with an address neither final nor waiting.
+ */
+export async function settleDeferred(em: EntityManager, jobId: string): Promise<void> {
+  await em.execute(
+    `update verification_result set smtp_result = 'Unknown', result = 'Unknown', source = 'smtp',
+       reason = 'greylisted: deferred ' || deferred_attempts || case when deferred_attempts = 1 then ' time' else ' times' end
+         || ' over ' || case when now() - deferred_since < interval '1 minute'
+                           then greatest(1, round(extract(epoch from now() - deferred_since)))::int || ' s'
+                           else round(extract(epoch from now() - deferred_since) / 60)::int || ' min' end
+         || ' (' || deferred_reply || ')',
+       smtp_checked_at = now(), checked_at = now()
+     where job_id = ? and deferred_since is not null and smtp_checked_at is null`,
+    [jobId],
+  );
+}
