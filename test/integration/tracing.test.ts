@@ -63,7 +63,9 @@ describe('OpenTelemetry traces', () => {
     expect(upload.status).toBe(201);
 
     const byName = (prefix: string) => spans.filter((s) => s.name.startsWith(prefix));
-    for (let i = 0; i < 150 && byName('RunActivity:completeScrapeJob').length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // The workflow's own span is exported when the workflow closes, after its last activities (the job event too).
+    const exported = () => byName('RunActivity:completeScrapeJob').length > 0 && byName('RunWorkflow:scrapeWorkflow').length > 0;
+    for (let i = 0; i < 300 && !exported(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 
     const request = spans.find((s) => s.name.includes('/api/scrape/jobs') && !s.parentSpanId);
     expect(request, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
