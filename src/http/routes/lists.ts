@@ -13,7 +13,7 @@ import {
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
-import { pageOf, PageQuerySchema, uuidParam, json } from '../schemas/common.ts';
+import { pageOf, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
 import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
 
@@ -154,18 +154,7 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
       'UTF-8 CSV, optional BOM, `,` or `;`. Header names as in lead input, snake_case and common aliases accepted. Invalid rows are skipped and reported.',
     request: {
       params: ListParams,
-      body: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: ['file'],
-              properties: { file: { type: 'string', format: 'binary' } },
-            },
-          },
-        },
-      },
+      body: uploadBody(),
     },
     responses: { 201: { description: 'Imported', ...json(ImportResult) } },
     errors: ['validation_error', 'not_found', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],

@@ -28,7 +28,7 @@ import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
 import { createRouter, pathOfNul, sessionRoute } from '../router.ts';
-import { offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
+import { offsetOf, pageOf, paginated, uuidParam, json, uploadBody } from '../schemas/common.ts';
 import {
   ScrapeCreatedSchema,
   ScrapeDetailQuerySchema,
@@ -94,22 +94,10 @@ export const scrapeRoutes = createRouter()
         acceptedScrapeColumns().join(', ') +
         '. The file streams into the database; over SCRAPE_MAX_FILE_BYTES → 413, over SCRAPE_MAX_ROWS → 422.',
       request: {
-        body: {
-          required: true,
-          content: {
-            'multipart/form-data': {
-              schema: {
-                type: 'object',
-                required: ['file'],
-                properties: {
-                  file: { type: 'string', format: 'binary' },
-                  name: { type: 'string', maxLength: 200 },
-                  inputType: { type: 'string', enum: ['companies', 'names', 'domains'] },
-                },
-              },
-            },
-          },
-        },
+        body: uploadBody({
+          name: { type: 'string', maxLength: 200 },
+          inputType: { type: 'string', enum: ['companies', 'names', 'domains'] },
+        }),
       },
       responses: { 201: { description: 'Created', ...json(ScrapeCreatedSchema) } },
       errors: ['validation_error', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],

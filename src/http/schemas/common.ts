@@ -23,3 +23,13 @@ export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-20T12:00:0
 
 /** A JSON request body or response entry of a route declaration. */
 export const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+/** A multipart upload body: a required CSV `file` and the given optional text fields. */
+export const uploadBody = (fields: Record<string, Record<string, unknown>> = {}) => ({
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: { type: 'object' as const, required: ['file'], properties: { file: { type: 'string' as const, format: 'binary' }, ...fields } },
+    },
+  },
+});
