@@ -372,7 +372,8 @@ async function startRoundTripHost(
         if (socket.destroyed) return;
         socket.write(`${text}\r\n`);
         then?.();
-      }, at - Date.now());
+        // The clock may have moved since `at` was computed: a negative wait is a TimeoutNegativeWarning.
+      }, Math.max(0, at - Date.now()));
     };
     reply(`220 ${name} ESMTP`, latency);
     let pending = '';
