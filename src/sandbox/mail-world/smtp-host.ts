@@ -372,8 +372,7 @@ async function startRoundTripHost(
         if (socket.destroyed) return;
         socket.write(`${text}\r\n`);
         then?.();
-        // The clock may have moved since `at` was computed: a negative wait is a TimeoutNegativeWarning.
-      }, Math.max(0, at - Date.now()));
+      }, Math.max(0, at - Date.now())); // the clock may have moved past `at` since it was computed
     };
     reply(`220 ${name} ESMTP`, latency);
     let pending = '';
