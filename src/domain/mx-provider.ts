@@ -75,7 +75,7 @@ export function providerTable(
     zoho: { connections: 3, connectIntervalMs: 200, window: 20 },
     proofpoint: { connections: 3, connectIntervalMs: 200, window: 20 },
     mimecast: { connections: 3, connectIntervalMs: 200, window: 20 },
-    other: { connections: otherConnections, connectIntervalMs: 0, window: 25 },
+    other: { connections: otherConnections, connectIntervalMs: 0, window: 50 },
   };
   const table = {} as Record<MxProvider, ProviderLimits>;
   for (const provider of MX_PROVIDERS)

@@ -75,6 +75,8 @@ export class SmtpConnection {
       };
       const onConnect = (): void => {
         cleanup();
+        // Pipelined windows go out in one write; a lone command (RSET, QUIT) must not wait for an ACK.
+        socket.setNoDelay(true);
         resolve(new SmtpConnection(socket, options));
       };
       const onError = (error: Error): void => {

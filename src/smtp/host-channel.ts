@@ -48,6 +48,12 @@ const isThrottle = (reply: SmtpReply): boolean =>
     (reply.enhanced?.startsWith('4.7.') ?? false) &&
     !/gr[ae]y/i.test(reply.text));
 
+/** Rejected RCPTs a session has spent, and may spend (see HostPacing.sessionBudget). */
+interface RejectBudget {
+  rejects: number;
+  limit: number;
+}
+
 /** A transaction's end: the session may go on, or must close (the reason, for addresses given up). */
 type SessionEnd = { drained: true } | { drained: false; reason: string };
 
@@ -180,13 +186,23 @@ export class HostChannel {
       }
       session = opened;
       this.#openSessions += 1;
+      // Postfix announces itself by default, and its soft error limit is known: no trial needed.
+      if (/\bPostfix\b/i.test(session.greeting.text)) this.pacing.punishesRejections();
+      const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#live()) };
+      const trial = this.pacing.patience === 'trial';
       let answered = 0;
-      let end: SessionEnd;
-      while ((end = await this.#transaction(session, () => (answered += 1))).drained) {
-        // Between transactions the slot goes back to the ring when another owner waits for one.
-        if (this.#live() === 0 || this.#ctx.slots.othersWaiting(owner)) return;
-        const rset = await session.rset();
-        if (!isPositive(rset)) return;
+      let end: SessionEnd = { drained: false, reason: 'nothing to ask' };
+      try {
+        while ((end = await this.#transaction(session, budget, () => (answered += 1))).drained) {
+          // Between transactions the slot goes back to the ring when another owner waits for one.
+          if (this.#live() === 0 || this.#ctx.slots.othersWaiting(owner)) return;
+          const rset = await session.rset();
+          if (!isPositive(rset)) return;
+          // A small job whose addresses joined this host's queue meanwhile is served next.
+          this.#putFirst(this.#leastQueuedOwner() ?? owner);
+        }
+      } finally {
+        if (trial) this.pacing.trialUndecided();
       }
       // Sessions that break before answering anything may follow each other only so often.
       this.#fruitlessRun = answered > 0 ? 0 : this.#fruitlessRun + 1;
@@ -219,7 +235,6 @@ export class HostChannel {
     for (const item of this.#queue.splice(0)) item.resolve({ kind: 'unusable', reason });
   }
 
-  /** The next transaction's addresses: the catch-all probe alone, or up to batchSize real ones. */
   /**
    * The owner with the fewest addresses waiting here: a session is asked for in its name, so a small
    * job on a host shared with a large one gets the small job's turn in the slot ring.
@@ -239,15 +254,16 @@ export class HostChannel {
     this.#queue = [...mine, ...this.#queue.filter((item) => item.owner !== owner)];
   }
 
+  /** The next transaction's addresses: up to batchSize catch-all probes, or as many real ones. */
   #take(): Item[] {
     this.#live();
     const first = this.#queue[0];
     if (!first) return [];
-    if (first.isolated) return this.#queue.splice(0, 1);
+    // Catch-all probes of several domains share a transaction, but never one with real addresses.
     const batch: Item[] = [];
     const rest: Item[] = [];
     for (const item of this.#queue) {
-      if (!item.isolated && batch.length < this.#ctx.batchSize) batch.push(item);
+      if (item.isolated === first.isolated && batch.length < this.#ctx.batchSize) batch.push(item);
       else rest.push(item);
     }
     this.#queue = rest;
@@ -263,7 +279,7 @@ export class HostChannel {
    * One MAIL FROM and the batch's RCPTs. Returns 'drained' when the session may carry on with
    * another transaction, 'ended' when it must close (the rest of the batch is queued again).
    */
-  async #transaction(session: SmtpSession, onAnswer: () => void): Promise<SessionEnd> {
+  async #transaction(session: SmtpSession, budget: RejectBudget, onAnswer: () => void): Promise<SessionEnd> {
     const batch = this.#take();
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
     let settled = 0;
@@ -280,8 +296,8 @@ export class HostChannel {
       let mailSent = !mailInWindow;
       const window = pipelining ? this.pacing.limits.window : 1;
       while (settled < batch.length) {
-        const budget = this.pacing.limits.rejectsPerSession - this.#rejectsSoFar(session) - rejects;
-        const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, budget)));
+        const left = budget.limit - budget.rejects - rejects;
+        const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, left)));
         let stop: string | null = null;
         let last = Date.now();
         try {
@@ -297,11 +313,18 @@ export class HostChannel {
               rcptReplies.inc({ result: klass, mx_provider: this.provider });
               if (klass === 'too-many-recipients' || klass === 'closing') {
                 if (isThrottle(reply)) this.pacing.throttled();
+                // A host that hangs up on a session past the budget punishes rejections.
+                if (klass === 'closing' && budget.rejects + rejects > this.pacing.limits.rejectsPerSession)
+                  this.pacing.punishesRejections();
                 stop = formatReply(reply);
                 return false;
               }
               if (klass === 'temporary' && isThrottle(reply)) this.pacing.throttled();
-              if (REJECTED.has(klass)) rejects += 1;
+              if (REJECTED.has(klass)) {
+                rejects += 1;
+                this.pacing.rejectionsAnswered(budget.rejects + rejects);
+                if (this.pacing.patience === 'patient') budget.limit = Number.POSITIVE_INFINITY;
+              }
               chunk[k]?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host });
               settled += 1;
               onAnswer();
@@ -319,17 +342,17 @@ export class HostChannel {
           if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
         }
         if (stop !== null) {
-          this.#addRejects(session, rejects);
+          budget.rejects += rejects;
           this.#requeue(batch.slice(settled));
           return { drained: false, reason: stop };
         }
-        if (this.#rejectsSoFar(session) + rejects >= this.pacing.limits.rejectsPerSession) {
-          this.#addRejects(session, rejects);
+        if (budget.rejects + rejects >= budget.limit) {
+          budget.rejects += rejects;
           this.#requeue(batch.slice(settled));
           return { drained: false, reason: 'rejection budget of the session spent' };
         }
       }
-      this.#addRejects(session, rejects);
+      budget.rejects += rejects;
       return { drained: true };
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) throw error;
@@ -359,14 +382,6 @@ export class HostChannel {
     for (const item of batch)
       item.resolve({ kind: 'reply', reply: mail, klass, stage: 'MAIL', host: this.host });
     return canContinue ? { drained: true } : { drained: false, reason: formatReply(mail) };
-  }
-
-  readonly #rejects = new WeakMap<SmtpSession, number>();
-  #rejectsSoFar(session: SmtpSession): number {
-    return this.#rejects.get(session) ?? 0;
-  }
-  #addRejects(session: SmtpSession, n: number): void {
-    this.#rejects.set(session, this.#rejectsSoFar(session) + n);
   }
 
   /** A session on one of the host's addresses, or why none could be had. */

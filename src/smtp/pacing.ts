@@ -12,6 +12,21 @@ const GOOD_REPLIES_PER_STEP = 50;
 /** A reply this many times slower than the host's usual (and at least TARPIT_MIN_MS) is a tarpit sign. */
 const TARPIT_FACTOR = 4;
 const TARPIT_MIN_MS = 500;
+/**
+ * Rejections one trial session may take to learn whether the host punishes them: past Postfix's
+ * soft error limit (10), where a tarpit shows as a delayed reply, and far below its hard limit (20).
+ */
+export const TRIAL_REJECTS = 12;
+/** A trial pays off only for a host with this many budgets' worth of addresses waiting. */
+const TRIAL_MIN_QUEUE_BUDGETS = 4;
+
+/**
+ * What a host does about rejected RCPTs: `unknown` until a trial session shows it; `patient` hosts
+ * answered TRIAL_REJECTS rejections in one session without slowing down, and sessions there end
+ * only for other reasons; `tarpits` hosts slowed down or hung up (or say they are Postfix), and
+ * every session stays within the budget.
+ */
+export type Patience = 'unknown' | 'trial' | 'patient' | 'tarpits';
 
 /**
  * How many sessions one MX host may have right now and when the next may open. Starts at the
@@ -29,6 +44,7 @@ export class HostPacing {
   #lastOpen = 0;
   /** Moving average of reply delays (ms), null until the first reply. */
   #usualDelay: number | null = null;
+  #patience: Patience = 'unknown';
 
   constructor(limits: ProviderLimits) {
     this.limits = limits;
@@ -37,6 +53,39 @@ export class HostPacing {
 
   get allowed(): number {
     return this.#allowed;
+  }
+
+  get patience(): Patience {
+    return this.#patience;
+  }
+
+  /**
+   * Rejected RCPTs a new session may spend. The provider's budget, except on a host that proved
+   * patient (none), and for one trial session on an unknown host with enough work queued for the
+   * lesson to pay (TRIAL_REJECTS; the session learns the answer before it spends them all).
+   */
+  sessionBudget(queued: number): number {
+    if (this.#patience === 'patient') return Number.POSITIVE_INFINITY;
+    const budget = this.limits.rejectsPerSession;
+    if (this.#patience !== 'unknown' || budget >= TRIAL_REJECTS || queued < TRIAL_MIN_QUEUE_BUDGETS * budget)
+      return budget;
+    this.#patience = 'trial';
+    return TRIAL_REJECTS;
+  }
+
+  /** A session's rejections so far, all answered without a tarpit sign: a trial may now be decided. */
+  rejectionsAnswered(rejects: number): void {
+    if (this.#patience === 'trial' && rejects >= TRIAL_REJECTS) this.#patience = 'patient';
+  }
+
+  /** The trial session ended before deciding anything (a drop, nothing left to ask): try again later. */
+  trialUndecided(): void {
+    if (this.#patience === 'trial') this.#patience = 'unknown';
+  }
+
+  /** The host punishes rejections (a tarpit sign, a hang-up after them, a Postfix banner): budget for good. */
+  punishesRejections(): void {
+    this.#patience = 'tarpits';
   }
 
   /** Milliseconds until a new session may open (0: now). */
@@ -62,6 +111,7 @@ export class HostPacing {
     const usual = this.#usualDelay;
     if (usual !== null && delayMs > Math.max(TARPIT_MIN_MS, usual * TARPIT_FACTOR)) {
       this.throttled(now);
+      this.punishesRejections();
       return true;
     }
     this.#usualDelay = usual === null ? delayMs : usual * 0.9 + delayMs * 0.1;

@@ -30,12 +30,14 @@ function extensionsOf(reply: SmtpReply): Set<string> {
  */
 export class SmtpSession {
   readonly host: string;
+  readonly greeting: SmtpReply;
   readonly extensions: Set<string>;
   readonly #connection: SmtpConnection;
 
-  private constructor(connection: SmtpConnection, extensions: Set<string>) {
+  private constructor(connection: SmtpConnection, greeting: SmtpReply, extensions: Set<string>) {
     this.host = connection.host;
     this.#connection = connection;
+    this.greeting = greeting;
     this.extensions = extensions;
   }
 
@@ -56,7 +58,7 @@ export class SmtpSession {
           throw new SmtpSessionRefusedError(options.host, 'STARTTLS', ready);
         }
       }
-      return new SmtpSession(connection, extensions);
+      return new SmtpSession(connection, greeting, extensions);
     } catch (error) {
       connection.close();
       throw error;

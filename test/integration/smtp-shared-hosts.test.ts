@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmtpProberOptions } from '../../src/smtp/prober.ts';
+import { TRIAL_REJECTS } from '../../src/smtp/pacing.ts';
 import { SmtpProber } from '../../src/smtp/prober.ts';
 import type { HostBehaviour, MailHost, MailWorld } from '../support/mail-world/index.ts';
 import { startMailWorld } from '../support/mail-world/index.ts';
@@ -103,6 +104,28 @@ beforeAll(async () => {
           }),
         ],
       },
+      'patient.test': {
+        mx: [mx('mx.patient.test', '127.0.0.109', { mailboxes: mailboxes('patient.test', 10), starttls: false })],
+      },
+      'slowpoke.test': {
+        mx: [
+          mx('mx.slowpoke.test', '127.0.0.110', {
+            mailboxes: mailboxes('slowpoke.test', 10),
+            tarpit: { afterErrors: 10, delayMs: 1_000, closeAfterErrors: 20 },
+            starttls: false,
+          }),
+        ],
+      },
+      'bannered.test': {
+        mx: [
+          mx('mx.bannered.test', '127.0.0.111', {
+            mailboxes: mailboxes('bannered.test', 10),
+            banner: 'Postfix (Debian/GNU)',
+            tarpit: { afterErrors: 10, delayMs: 1_000, closeAfterErrors: 20 },
+            starttls: false,
+          }),
+        ],
+      },
       'wide.test': {
         mx: [mx('mx.wide.test', '127.0.0.108', { catchAll: true, starttls: false, latencyMs: 20 })],
       },
@@ -153,8 +176,19 @@ describe('domains sharing an MX host', () => {
       return groups;
     });
     expect(Math.max(...transactions.map((t) => new Set(t).size))).toBeGreaterThan(2);
-    // Each domain's random catch-all address still had a transaction of its own.
-    expect(transactions.filter((t) => t.length === 1).length).toBeGreaterThanOrEqual(5);
+    // Each domain's random catch-all address was asked, in transactions that hold no real address.
+    const localParts = sessions.flatMap((s) => {
+      const groups: string[][] = [];
+      for (const line of s.commands) {
+        const verb = line.split(' ', 1)[0]?.toUpperCase();
+        if (verb === 'MAIL') groups.push([]);
+        if (verb === 'RCPT') groups.at(-1)?.push(line.slice(line.indexOf('<') + 1, line.indexOf('@')));
+      }
+      return groups;
+    });
+    const isProbe = (local: string) => /^[a-z]{24}$/.test(local);
+    expect(localParts.flat().filter(isProbe)).toHaveLength(5);
+    for (const transaction of localParts.filter((t) => t.some(isProbe))) expect(transaction.every(isProbe)).toBe(true);
   });
 });
 
@@ -224,6 +258,37 @@ describe('error tarpits', () => {
     expect(log.length).toBeGreaterThan(1);
     // No session went on to the 421 the host keeps for the 8th error.
     for (const session of log) expect(session.rcpts.length).toBeLessThan(8 + 25);
+  });
+});
+
+describe('learning whether a host punishes rejections', () => {
+  const rejectedPer = (name: string) =>
+    host(name).stats.log.map((session) => session.rcpts.filter((rcpt) => !rcpt.startsWith('user')).length);
+
+  it('lifts the budget on a host that took a trial session’s rejections without slowing down', async () => {
+    const prober = proberFor();
+    const outcome = await prober.probeDomain('patient.test', unknown('patient.test', 40));
+    expect(outcome.outcomes.every((o) => o.result === 'Invalid')).toBe(true);
+    // 41 rejections (with the catch-all probe) would take six sessions under a budget of 8.
+    expect(host('mx.patient.test').stats.sessions).toBeLessThanOrEqual(2);
+    expect(Math.max(...rejectedPer('mx.patient.test'))).toBeGreaterThan(TRIAL_REJECTS);
+  });
+
+  it('pays a Postfix-like tarpit at most one delayed reply, then keeps every session within the budget', async () => {
+    const prober = proberFor();
+    const outcome = await prober.probeDomain('slowpoke.test', unknown('slowpoke.test', 40));
+    expect(outcome.outcomes.every((o) => o.result === 'Invalid')).toBe(true);
+    const rejected = rejectedPer('mx.slowpoke.test');
+    // The trial ended at the first slowed reply (the 10th error): no session came near the 20 that close.
+    expect(rejected.filter((n) => n > 8)).toHaveLength(1);
+    expect(Math.max(...rejected)).toBeLessThanOrEqual(TRIAL_REJECTS);
+  });
+
+  it('runs no trial on a host whose greeting says Postfix', async () => {
+    const prober = proberFor();
+    const outcome = await prober.probeDomain('bannered.test', unknown('bannered.test', 40));
+    expect(outcome.outcomes.every((o) => o.result === 'Invalid')).toBe(true);
+    expect(Math.max(...rejectedPer('mx.bannered.test'))).toBeLessThanOrEqual(8);
   });
 });
 

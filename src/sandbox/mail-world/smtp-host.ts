@@ -275,6 +275,7 @@ async function startSmtpHost(
 
   const smtp = new SMTPServer({
     name,
+    ...(behaviour.banner === undefined ? {} : { banner: behaviour.banner }),
     logger: false,
     hidePIPELINING: behaviour.pipelining === false,
     disabledCommands,
@@ -362,6 +363,8 @@ async function startRoundTripHost(
   const latency = behaviour.latencyMs ?? 0;
   const tripletSeen = new Map<string, number>();
   const server = createNetServer((socket) => {
+    // Each reply is due at its own time: Nagle would hold it until the client acknowledged the last.
+    socket.setNoDelay(true);
     const record = book.accept(socket);
     let lastAt = 0;
     let sender = '';

@@ -29,6 +29,8 @@ export interface HostBehaviour {
   hangUpAfterCommands?: number;
   /** Delay before the greeting and before every MAIL and RCPT reply (a slow or distant server). */
   latencyMs?: number;
+  /** Text after "220 <name> ESMTP" in the greeting (Postfix says "Postfix" there by default). */
+  banner?: string;
   /** Offer STARTTLS (self-signed certificate). Default true, as most real MX hosts do. */
   starttls?: boolean;
   /** Refuse EHLO (500) so that the client must fall back to HELO. */

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { HostPacing, TRIAL_REJECTS } from '../../src/smtp/pacing.ts';
+
+const limits = { connections: 2, connectIntervalMs: 0, window: 50, rejectsPerSession: 8 };
+
+describe('HostPacing rejection budget', () => {
+  it('keeps the provider budget while too little work waits for a trial to pay', () => {
+    const pacing = new HostPacing(limits);
+    expect(pacing.sessionBudget(31)).toBe(8);
+    expect(pacing.patience).toBe('unknown');
+  });
+
+  it('runs one trial at a time, and lifts the budget once the host took TRIAL_REJECTS rejections promptly', () => {
+    const pacing = new HostPacing(limits);
+    expect(pacing.sessionBudget(100)).toBe(TRIAL_REJECTS);
+    expect(pacing.patience).toBe('trial');
+    // A second session while the trial runs stays within the budget.
+    expect(pacing.sessionBudget(100)).toBe(8);
+    pacing.rejectionsAnswered(TRIAL_REJECTS - 1);
+    expect(pacing.patience).toBe('trial');
+    pacing.rejectionsAnswered(TRIAL_REJECTS);
+    expect(pacing.patience).toBe('patient');
+    expect(pacing.sessionBudget(1)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('tries again after a trial that ended undecided', () => {
+    const pacing = new HostPacing(limits);
+    pacing.sessionBudget(100);
+    pacing.trialUndecided();
+    expect(pacing.patience).toBe('unknown');
+    expect(pacing.sessionBudget(100)).toBe(TRIAL_REJECTS);
+  });
+
+  it('keeps the budget for good on a host whose replies slowed down, even one that had proved patient', () => {
+    const pacing = new HostPacing(limits);
+    pacing.sessionBudget(100);
+    pacing.rejectionsAnswered(TRIAL_REJECTS);
+    pacing.replied(10, 0);
+    expect(pacing.replied(1_000, 1)).toBe(true);
+    expect(pacing.patience).toBe('tarpits');
+    expect(pacing.sessionBudget(1_000)).toBe(8);
+  });
+
+  it('needs no trial when the configured budget already reaches past it', () => {
+    const pacing = new HostPacing({ ...limits, rejectsPerSession: 50 });
+    expect(pacing.sessionBudget(1_000)).toBe(50);
+    expect(pacing.patience).toBe('unknown');
+  });
+});
