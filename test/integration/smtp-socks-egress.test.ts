@@ -1,3 +1,4 @@
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmtpProberOptions } from '../../src/smtp/prober.ts';
 import { SmtpProber, SmtpProberConfigError } from '../../src/smtp/prober.ts';
@@ -150,6 +151,30 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS / 2);
     expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown' });
     expect(outcome.outcomes[0]?.reason).toMatch(new RegExp(`SOCKS5 proxy 127\\.0\\.0\\.1:${gone.port} unreachable \\(ECONNREFUSED\\)`));
+  });
+
+  it('a proxy that accepts and never answers: Unknown after one timeout, and an abort ends the wait at once', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const prober = proberFor({ proxy: `socks5://127.0.0.1:${port}`, timeoutMs: 300, maxReconnects: 0 });
+      const started = Date.now();
+      const outcome = await prober.probeDomain('acme.test', ['jane@acme.test']);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown' });
+      expect(outcome.outcomes[0]?.reason).toMatch(new RegExp(`^timeout connecting to mx\\.acme\\.test:\\d+ through SOCKS5 proxy 127\\.0\\.0\\.1:${port}`));
+
+      const slow = proberFor({ proxy: `socks5://127.0.0.1:${port}`, timeoutMs: 60_000 });
+      const controller = new AbortController();
+      const probing = slow.probeDomain('acme.test', ['john@acme.test'], { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('job cancelled')), 100);
+      await expect(probing).rejects.toThrow('job cancelled');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('a provider proxy (SMTP_PROVIDER_LIMITS) carries only that provider’s hosts', async () => {
