@@ -44,6 +44,7 @@ function createSmtpProber(config: Config): SmtpProber {
     concurrency: config.SMTP_PROBE_CONCURRENCY,
     perHost: config.SMTP_PROBE_PER_DOMAIN,
     providerLimits: config.SMTP_PROVIDER_LIMITS,
+    ...(config.SMTP_PROXY ? { proxy: config.SMTP_PROXY } : {}),
     greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
     canaryDomains: config.SMTP_CANARY_DOMAINS,
     ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { providerOverridesSchema } from './domain/mx-provider.ts';
+import { socksUrlSchema } from './domain/socks-proxy.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const optionalString = z
@@ -101,7 +102,9 @@ const schema = z
     SMTP_GREYLIST_DELAY_MS: int(5_000, 0),
     // Waits before the later attempts of addresses still deferred (4xx) after the in-session ones; empty: none.
     SMTP_GREYLIST_SCHEDULE: durationList('1m,3m,6m,12m'),
-    // JSON per provider, e.g. {"google":{"connections":10},"other":{"window":10}}; absent: the built-in table.
+    // socks5://[user:pass@]host:port: the SOCKS5 proxy every probe connection leaves through; absent: direct.
+    SMTP_PROXY: optionalString.pipe(socksUrlSchema.optional()),
+    // JSON per provider, e.g. {"google":{"connections":10,"proxy":"socks5://…"},"other":{"window":10}}; absent: the built-in table.
     SMTP_PROVIDER_LIMITS: optionalString.transform((value, ctx) => {
       if (value === undefined) return {};
       let json: unknown;

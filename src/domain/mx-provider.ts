@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { socksUrlSchema } from './socks-proxy.ts';
 
 /** Mail providers recognised from MX host names (CONTRACT §10 `mxProvider`). */
 export const MX_PROVIDERS = [
@@ -50,9 +51,12 @@ export const providerLimitsSchema = z.object({
   rejectsPerSession: z.number().int().min(1).max(1000),
 });
 
-/** `SMTP_PROVIDER_LIMITS`: per provider, any subset of the fields. */
+/**
+ * `SMTP_PROVIDER_LIMITS`: per provider, any subset of the limits, and `proxy`, the SOCKS5 egress of
+ * its hosts instead of `SMTP_PROXY`.
+ */
 export const providerOverridesSchema = z
-  .partialRecord(z.enum(MX_PROVIDERS), providerLimitsSchema.partial().strict())
+  .partialRecord(z.enum(MX_PROVIDERS), providerLimitsSchema.partial().extend({ proxy: socksUrlSchema.optional() }).strict())
   .refine((value) => Object.keys(value).every((key) => (MX_PROVIDERS as readonly string[]).includes(key)), {
     message: `keys must be among ${MX_PROVIDERS.join(', ')}`,
   });
@@ -78,7 +82,19 @@ export function providerTable(
     other: { connections: otherConnections, connectIntervalMs: 0, window: 50 },
   };
   const table = {} as Record<MxProvider, ProviderLimits>;
-  for (const provider of MX_PROVIDERS)
-    table[provider] = { ...base[provider], rejectsPerSession, ...overrides[provider] };
+  for (const provider of MX_PROVIDERS) {
+    const { proxy: _proxy, ...limits } = overrides[provider] ?? {};
+    table[provider] = { ...base[provider], rejectsPerSession, ...limits };
+  }
+  return table;
+}
+
+/** The egress URL of each provider's hosts: its own `proxy`, else `SMTP_PROXY`, else none (direct). */
+export function providerProxies(
+  overrides: ProviderOverrides = {},
+  proxy: string | undefined = undefined,
+): Record<MxProvider, string | null> {
+  const table = {} as Record<MxProvider, string | null>;
+  for (const provider of MX_PROVIDERS) table[provider] = overrides[provider]?.proxy ?? proxy ?? null;
   return table;
 }

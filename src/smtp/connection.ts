@@ -2,6 +2,7 @@ import { connect as netConnect, isIP } from 'node:net';
 import type { Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { SmtpReply } from '../domain/smtp-reply.ts';
+import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { ReplyAssembler, SmtpReplySyntaxError } from '../domain/smtp-reply.ts';
 import {
   SmtpConnectRefusedError,
@@ -10,6 +11,7 @@ import {
   SmtpTimeoutError,
   SmtpTlsError,
 } from './errors.ts';
+import { connectThroughProxy } from './socks-connect.ts';
 
 export interface ConnectOptions {
   /** MX host name, used in reasons and as the TLS server name. */
@@ -19,6 +21,8 @@ export interface ConnectOptions {
   /** Deadline for the TCP connect and for every reply. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The egress: this SOCKS5 proxy connects to `ip:port`; direct when absent. */
+  proxy?: SocksProxy | null;
 }
 
 interface PendingRead {
@@ -59,6 +63,8 @@ export class SmtpConnection {
   /** Opens the TCP connection; the greeting is read with `readReply('greeting')`. */
   static open(options: ConnectOptions): Promise<SmtpConnection> {
     options.signal?.throwIfAborted();
+    if (options.proxy)
+      return connectThroughProxy({ ...options, proxy: options.proxy }).then((socket) => new SmtpConnection(socket, options));
     const label = `${options.host}:${options.port}`;
     return new Promise((resolve, reject) => {
       const socket = netConnect({ host: options.ip, port: options.port });
@@ -212,10 +218,11 @@ export class SmtpConnection {
     socket.removeListener('close', this.#onClose);
   }
 
-  #onData = (chunk: string): void => {
+  // A Buffer too: socks hands on what arrived with its handshake reply as raw bytes.
+  #onData = (chunk: string | Buffer): void => {
     let replies: SmtpReply[];
     try {
-      replies = this.#assembler.push(chunk);
+      replies = this.#assembler.push(chunk.toString());
     } catch (error) {
       const detail = error instanceof SmtpReplySyntaxError ? error.message : String(error);
       this.#fail(

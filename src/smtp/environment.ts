@@ -1,6 +1,10 @@
 import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import type { SocksProxy } from '../domain/socks-proxy.ts';
 import type { JobWarning } from '../domain/verification.ts';
 import type { MxResolver } from './dns.ts';
+import { SmtpProxyError } from './errors.ts';
+import { connectThroughProxy } from './socks-connect.ts';
 
 export type DnsHealth = 'ok' | 'unreliable' | 'unknown';
 export type SmtpHealth = 'ok' | 'blocked' | 'unknown';
@@ -26,20 +30,27 @@ const BANNER_TIMEOUT_MS = 5_000;
  * What a worker can trust of its surroundings, checked against well-known canary domains and cached:
  * - the resolver: if it denies the existence of every canary's mail host, its denials prove nothing;
  * - outbound SMTP: if no canary MX answers with a greeting, port 25 is blocked or filtered here.
+ *   Each canary is reached through the egress of its provider, as probes would be; a proxy that
+ *   fails itself (credentials, unreachable) says nothing about port 25, so the state stays `unknown`.
  * With no canary domains configured nothing is checked and both stay `unknown` (no effect on verdicts).
  */
 export class SmtpEnvironment {
   readonly #dns: MxResolver;
   readonly #canaries: readonly string[];
   readonly #port: number;
+  readonly #egress: (host: string) => SocksProxy | null;
   #state: EnvironmentState = { dns: 'unknown', smtp: 'unknown', checkedAt: null };
   #validUntil = 0;
   #running: Promise<EnvironmentState> | null = null;
 
-  constructor(dns: MxResolver, options: { canaryDomains: readonly string[]; port: number }) {
+  constructor(
+    dns: MxResolver,
+    options: { canaryDomains: readonly string[]; port: number; egress?: (host: string) => SocksProxy | null },
+  ) {
     this.#dns = dns;
     this.#canaries = options.canaryDomains;
     this.#port = options.port;
+    this.#egress = options.egress ?? (() => null);
   }
 
   /** The last state seen, without checking. */
@@ -58,34 +69,47 @@ export class SmtpEnvironment {
     const lookups = await Promise.all(this.#canaries.map((domain) => this.#dns.lookupMx(domain)));
     const hosts = lookups.flatMap((lookup) => (lookup.kind === 'mx' ? [lookup.hosts[0]!.host] : []));
     const dns: DnsHealth = hosts.length > 0 ? 'ok' : lookups.every((l) => l.kind === 'no-mail-host') ? 'unreliable' : 'unknown';
-    const smtp: SmtpHealth = hosts.length === 0 ? 'unknown' : (await this.#anyGreets(hosts)) ? 'ok' : 'blocked';
+    const smtp: SmtpHealth = hosts.length === 0 ? 'unknown' : await this.#smtpHealth(hosts);
     this.#state = { dns, smtp, checkedAt: new Date() };
     this.#validUntil = Date.now() + (dns === 'ok' && smtp === 'ok' ? GOOD_FOR_MS : BAD_FOR_MS);
     return this.#state;
   }
 
-  async #anyGreets(hosts: readonly string[]): Promise<boolean> {
+  async #smtpHealth(hosts: readonly string[]): Promise<SmtpHealth> {
     const greets = await Promise.all(
-      hosts.map(async (host) => {
+      hosts.map(async (host): Promise<Greeting> => {
         const resolved = await this.#dns.resolveHost(host);
-        return resolved.kind === 'addresses' && (await greeting(resolved.addresses[0]!, this.#port));
+        if (resolved.kind !== 'addresses') return 'silent';
+        return greeting(host, resolved.addresses[0]!, this.#port, this.#egress(host));
       }),
     );
-    return greets.some(Boolean);
+    if (greets.includes('greeted')) return 'ok';
+    return greets.includes('proxy-failed') ? 'unknown' : 'blocked';
   }
 }
 
+type Greeting = 'greeted' | 'silent' | 'proxy-failed';
+
 /** Connects and waits for the first line of a greeting; the connection is closed without a word either way. */
-function greeting(address: string, port: number): Promise<boolean> {
+async function greeting(host: string, address: string, port: number, proxy: SocksProxy | null): Promise<Greeting> {
+  let socket: Socket;
+  if (proxy) {
+    try {
+      socket = await connectThroughProxy({ host, ip: address, port, timeoutMs: BANNER_TIMEOUT_MS, proxy });
+    } catch (error) {
+      return error instanceof SmtpProxyError ? 'proxy-failed' : 'silent';
+    }
+  } else {
+    socket = connect({ host: address, port });
+  }
   return new Promise((resolve) => {
-    const socket = connect({ host: address, port });
     const finish = (ok: boolean) => {
       socket.destroy();
-      resolve(ok);
+      resolve(ok ? 'greeted' : 'silent');
     };
     socket.setTimeout(BANNER_TIMEOUT_MS, () => finish(false));
     socket.once('error', () => finish(false));
-    socket.once('data', (data) => finish(/^\d{3}[ -]/.test(data.toString('latin1'))));
+    socket.once('data', (data: Buffer) => finish(/^\d{3}[ -]/.test(data.toString('latin1'))));
     socket.once('end', () => finish(false));
   });
 }

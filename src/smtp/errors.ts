@@ -16,6 +16,11 @@ export class SmtpConnectRefusedError extends SmtpConnectionError {
   override readonly name = 'SmtpConnectRefusedError';
 }
 
+/** The SOCKS5 proxy of the egress failed (unreachable, refused the credentials, would not connect), not the MX host. */
+export class SmtpProxyError extends SmtpConnectionError {
+  override readonly name = 'SmtpProxyError';
+}
+
 /** No answer within the per-command deadline (`stage` is the command waited on, or `connect`/`greeting`). */
 export class SmtpTimeoutError extends SmtpConnectionError {
   override readonly name = 'SmtpTimeoutError';

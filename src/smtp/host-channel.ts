@@ -6,6 +6,7 @@ import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTls
 import type { FairSlots } from './fair-slots.ts';
 import { HostPacing } from './pacing.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
+import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { SmtpSession } from './session.ts';
 
 /** What a host said about one address, or why it said nothing. */
@@ -27,6 +28,8 @@ export interface ChannelContext {
   batchSize: number;
   slots: FairSlots;
   resolveHost: (host: string) => Promise<HostLookup>;
+  /** The egress of this channel's sessions: a SOCKS5 proxy, or direct when null. */
+  proxy?: SocksProxy | null;
 }
 
 interface Item {
@@ -416,6 +419,7 @@ export class HostChannel {
       timeoutMs: this.#ctx.timeoutMs,
       startTls,
       signal: this.#opening.signal,
+      proxy: this.#ctx.proxy,
     };
     try {
       return await SmtpSession.open(options);

@@ -16,8 +16,10 @@ import {
   type ProviderLimits,
   providerOfHost,
   providerOverridesSchema,
+  providerProxies,
   providerTable,
 } from '../domain/mx-provider.ts';
+import { type SocksProxy, socksProxyOf, socksUrlSchema } from '../domain/socks-proxy.ts';
 import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
@@ -46,6 +48,7 @@ const optionsSchema = z.object({
   maxRejectsPerSession: z.number().int().positive().default(8),
   rcptPerTransaction: z.number().int().positive().default(100),
   providerLimits: providerOverridesSchema.default({}),
+  proxy: socksUrlSchema.optional(),
   canaryDomains: z.array(z.string().min(1)).default([]),
 });
 type ParsedOptions = z.infer<typeof optionsSchema>;
@@ -154,6 +157,7 @@ export class SmtpProber {
   readonly #options: ParsedOptions;
   readonly #slots: FairSlots;
   readonly #providers: Record<MxProvider, ProviderLimits>;
+  readonly #egress: Record<MxProvider, SocksProxy | null>;
   readonly #channels = new Map<string, HostChannel>();
   readonly #dns: MxResolver;
   readonly #environment: SmtpEnvironment;
@@ -173,11 +177,19 @@ export class SmtpProber {
       parsed.data.providerLimits,
       parsed.data.maxRejectsPerSession,
     );
+    const urls = providerProxies(parsed.data.providerLimits, parsed.data.proxy);
+    this.#egress = Object.fromEntries(
+      Object.entries(urls).map(([provider, url]) => [provider, url === null ? null : socksProxyOf(url)]),
+    ) as Record<MxProvider, SocksProxy | null>;
     this.#dns = new MxResolver({
       timeoutMs: parsed.data.timeoutMs,
       ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
     });
-    this.#environment = new SmtpEnvironment(this.#dns, { canaryDomains: parsed.data.canaryDomains, port: parsed.data.port });
+    this.#environment = new SmtpEnvironment(this.#dns, {
+      canaryDomains: parsed.data.canaryDomains,
+      port: parsed.data.port,
+      egress: (host) => this.egressOf(host),
+    });
   }
 
   /** The resolver and outbound-SMTP checks this instance's verdicts depend on (CONTRACT §10). */
@@ -195,21 +207,33 @@ export class SmtpProber {
     return this.#providers[provider];
   }
 
-  /** Most sessions ever open at once to `host` through this instance (0 if never used). */
-  peakSessions(host: string): number {
-    return this.#channels.get(host.toLowerCase())?.peakSessions ?? 0;
+  /** The SOCKS5 proxy that connections to `host` leave through (by its provider), null when direct. */
+  egressOf(host: string): SocksProxy | null {
+    return this.#egress[providerOfHost(host)];
   }
 
-  #channel(host: string): HostChannel {
-    const key = host.toLowerCase();
+  /** Most sessions ever open at once to `host` through this instance (0 if never used). */
+  peakSessions(host: string): number {
+    return this.#channels.get(this.#channelKey(host.toLowerCase()))?.peakSessions ?? 0;
+  }
+
+  // Limits and pacing hold per host and egress: the same host behind another proxy is another client to it.
+  #channelKey(host: string): string {
+    const proxy = this.egressOf(host);
+    return proxy ? `${host} via ${proxy.redacted}` : host;
+  }
+
+  #channel(name: string): HostChannel {
+    const host = name.toLowerCase();
+    const key = this.#channelKey(host);
     let channel = this.#channels.get(key);
     if (!channel) {
       if (this.#channels.size >= MAX_IDLE_CHANNELS) {
         for (const [name, known] of this.#channels) if (known.idle) this.#channels.delete(name);
       }
       const o = this.#options;
-      const provider = providerOfHost(key);
-      channel = new HostChannel(key, provider, this.#providers[provider], {
+      const provider = providerOfHost(host);
+      channel = new HostChannel(host, provider, this.#providers[provider], {
         helo: o.helo,
         from: o.from,
         port: o.port,
@@ -217,7 +241,8 @@ export class SmtpProber {
         maxReconnects: o.maxReconnects,
         batchSize: o.rcptPerTransaction,
         slots: this.#slots,
-        resolveHost: (name) => this.#dns.resolveHost(name),
+        resolveHost: (mx) => this.#dns.resolveHost(mx),
+        proxy: this.#egress[provider],
       });
       this.#channels.set(key, channel);
     }

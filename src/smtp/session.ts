@@ -1,4 +1,5 @@
 import type { SmtpReply } from '../domain/smtp-reply.ts';
+import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { SmtpConnection } from './connection.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError } from './errors.ts';
 
@@ -12,6 +13,8 @@ export interface SessionOptions {
   /** Use STARTTLS when the server offers it. */
   startTls: boolean;
   signal?: AbortSignal;
+  /** The egress: a SOCKS5 proxy, or direct when absent. */
+  proxy?: SocksProxy | null;
 }
 
 const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;

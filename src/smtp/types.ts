@@ -58,8 +58,10 @@ export interface SmtpProberOptions {
   concurrency: number;
   /** Connections open at once to one MX host of an unknown provider, across all callers of this instance. */
   perHost: number;
-  /** Per provider overrides of the built-in limits table (`SMTP_PROVIDER_LIMITS`). */
+  /** Per provider overrides of the built-in limits table and of the egress (`SMTP_PROVIDER_LIMITS`). */
   providerLimits?: ProviderOverrides;
+  /** `socks5://[user:pass@]host:port`: the SOCKS5 proxy every probe connection leaves through (`SMTP_PROXY`); direct when absent. */
+  proxy?: string;
   /** Rejected RCPTs after which a session ends and the rest continue on another (default 8). */
   maxRejectsPerSession?: number;
   /** RCPTs per mail transaction (default 100). */
