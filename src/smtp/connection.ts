@@ -25,6 +25,15 @@ export interface ConnectOptions {
   proxy?: SocksProxy | null;
 }
 
+/**
+ * A host's last TLS session ticket: the next connection resumes it (an abbreviated handshake,
+ * no certificate and no key exchange signature on either side), as MTAs' TLS session caches do.
+ */
+export interface TlsResumption {
+  session: Buffer | undefined;
+  remember: (session: Buffer) => void;
+}
+
 interface PendingRead {
   stage: string;
   resolve: (reply: SmtpReply) => void;
@@ -151,7 +160,7 @@ export class SmtpConnection {
    * Wraps the connection in TLS after a 220 to STARTTLS. Certificates are not checked: a prober
    * only wants the server's answers, and MX certificates are often self-signed or mismatched.
    */
-  async upgradeToTls(): Promise<void> {
+  async upgradeToTls(resumption?: TlsResumption): Promise<void> {
     if (this.#failure) throw this.#failure;
     const raw = this.#socket;
     this.#detach(raw);
@@ -159,7 +168,9 @@ export class SmtpConnection {
       socket: raw,
       rejectUnauthorized: false,
       ...(isIP(this.host) === 0 ? { servername: this.host } : {}),
+      ...(resumption?.session ? { session: resumption.session } : {}),
     });
+    if (resumption) secure.on('session', (session: Buffer) => resumption.remember(session));
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(

@@ -8,6 +8,7 @@ import { HostPacing } from './pacing.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { SmtpSession } from './session.ts';
+import type { TlsResumption } from './connection.ts';
 
 /** What a host said about one address, or why it said nothing. */
 export type RcptAnswer =
@@ -80,6 +81,12 @@ export class HostChannel {
   #peakSessions = 0;
   #timer: NodeJS.Timeout | null = null;
   #withoutTls = false;
+  readonly #tls: TlsResumption = {
+    session: undefined,
+    remember: (session) => {
+      this.#tls.session = session;
+    },
+  };
   #withoutPipelining = false;
   #lookup: Promise<HostLookup> | null = null;
   /** Sessions in a row that broke without answering anything. */
@@ -418,6 +425,7 @@ export class HostChannel {
       helo: this.#ctx.helo,
       timeoutMs: this.#ctx.timeoutMs,
       startTls,
+      tls: this.#tls,
       signal: this.#opening.signal,
       proxy: this.#ctx.proxy,
     };

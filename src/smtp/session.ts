@@ -1,6 +1,6 @@
 import type { SmtpReply } from '../domain/smtp-reply.ts';
 import type { SocksProxy } from '../domain/socks-proxy.ts';
-import { SmtpConnection } from './connection.ts';
+import { SmtpConnection, type TlsResumption } from './connection.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError } from './errors.ts';
 
 export interface SessionOptions {
@@ -13,6 +13,8 @@ export interface SessionOptions {
   /** Use STARTTLS when the server offers it. */
   startTls: boolean;
   signal?: AbortSignal;
+  /** The host's TLS session cache (see TlsResumption). */
+  tls?: TlsResumption;
   /** The egress: a SOCKS5 proxy, or direct when absent. */
   proxy?: SocksProxy | null;
 }
@@ -54,7 +56,7 @@ export class SmtpSession {
       if (options.startTls && extensions.has('STARTTLS')) {
         const ready = await connection.command('STARTTLS');
         if (ready.code === 220) {
-          await connection.upgradeToTls();
+          await connection.upgradeToTls(options.tls);
           // RFC 3207 §4.2: everything learnt before TLS is discarded, so greet again.
           extensions = await SmtpSession.#hello(connection, options);
         } else if (ready.code === 421) {

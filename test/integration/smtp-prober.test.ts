@@ -134,6 +134,19 @@ describe('SmtpProber in the standard mail world', () => {
     expect(verbs?.at(-1)).toBe('QUIT');
   });
 
+  it('resumes the host’s last TLS session on its next connection', async () => {
+    const mx = host(world, 'mx1.good.test');
+    const before = mx.stats.log.length;
+    const fresh = proberFor(world);
+    await fresh.probeDomain('good.test', [knownAddress('good.test', 40)]);
+    await fresh.probeDomain('good.test', [knownAddress('good.test', 41)]);
+    const sessions = mx.stats.log.slice(before);
+    expect(sessions.map((s) => [s.tls, s.tlsResumed])).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+  });
+
   it('continues on a new session when the server limits recipients per session (452 4.5.3)', async () => {
     const mx = host(world, 'mx.limited.test');
     const before = mx.stats.sessions;

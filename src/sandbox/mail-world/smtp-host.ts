@@ -1,6 +1,7 @@
 import { createServer as createNetServer } from 'node:net';
 import { domainToASCII } from 'node:url';
 import type { Server, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { SMTPServer } from 'smtp-server';
 import type { SMTPServerSession } from 'smtp-server';
 import type { HostBehaviour, HostStats, MailHost, SessionRecord } from './types.ts';
@@ -100,6 +101,7 @@ class SessionBook {
     const entry = this.#byRemote.get(`${session.remoteAddress}:${session.remotePort}`);
     if (!entry) return;
     entry.record.tls = true;
+    entry.record.tlsResumed = (tlsSocket as TLSSocket).isSessionReused();
     this.stats.tlsSessions += 1;
     tlsSocket.on('error', () => undefined);
     tlsSocket.once('close', entry.finish);

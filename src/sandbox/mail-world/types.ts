@@ -89,6 +89,8 @@ export interface SessionRecord {
   commands: string[];
   rcpts: string[];
   tls: boolean;
+  /** The TLS handshake resumed an earlier session (a ticket the client kept). */
+  tlsResumed?: boolean;
   ended: boolean;
 }
 
