@@ -224,9 +224,8 @@ export class HostChannel {
   }
 
   #giveUpHost({ reason, opening }: Unusable): void {
-    const at = new Date().toISOString();
     for (const item of this.#queue.splice(0))
-      item.resolve({ kind: 'unusable', reason, ...(opening ? { attempt: { at, opening, lines: [] } } : {}) });
+      item.resolve({ kind: 'unusable', reason, ...(opening ? { attempt: { at: opening.at, opening, lines: [] } } : {}) });
   }
 
   /** The next transaction's addresses: the catch-all probe alone, or up to batchSize real ones. */
