@@ -37,7 +37,7 @@ export async function retryDeferred(
           const id = idByEmail.get(o.email);
           return id === undefined ? [] : [fromOutcome(id, o)];
         });
-        await writeSmtpOutcomes(orm.em.fork(), rows);
+        await writeSmtpOutcomes(orm.em.fork(), jobId, rows);
       }),
     );
   }

@@ -62,7 +62,7 @@ class OutcomeWriter {
       if (this.#error) return;
       try {
         const em = this.#orm.em.fork();
-        this.written += await writeSmtpOutcomes(em, rows);
+        this.written += await writeSmtpOutcomes(em, this.#jobId, rows);
         await updateDomains(em, this.#jobId, domains);
       } catch (error) {
         this.#error = error;
@@ -88,6 +88,7 @@ export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   smtpCode: o.smtpCode,
   enhancedCode: o.enhancedCode,
   attempts: o.attempts,
+  transcript: o.transcript,
   apiPending: false,
   ...(o.deferral ? { deferral: o.deferral } : {}),
 });

@@ -2,6 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { formatReply } from '../domain/smtp-reply.ts';
+import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 import type { MxHost } from './dns.ts';
 import type { HostChannel, RcptAnswer } from './host-channel.ts';
 
@@ -20,10 +21,11 @@ export interface DomainProbeContext {
   signal?: AbortSignal;
 }
 
-/** What the servers said about one address: a reply to its RCPT, or why none could be had. */
-export type AddressFinding =
+/** What the servers said about one address: a reply to its RCPT, or why none could be had; and every attempt's transcript. */
+export type AddressFinding = (
   | { kind: 'reply'; reply: SmtpReply; class: ReplyClass; host: string; attempts: number }
-  | { kind: 'failure'; reason: string; host: string | null };
+  | { kind: 'failure'; reason: string; host: string | null }
+) & { transcript?: AttemptTranscript[] };
 
 export interface CatchAllVerdict {
   value: boolean | null;
@@ -95,6 +97,7 @@ export class DomainProbe {
   readonly #findings = new Map<string, AddressFinding>();
   readonly #deferred = new Map<string, { reply: SmtpReply; host: string }>();
   readonly #attempts = new Map<string, number>();
+  readonly #transcripts = new Map<string, AttemptTranscript[]>();
   #waitingForCatchAll: string[] = [];
 
   constructor(
@@ -158,6 +161,7 @@ export class DomainProbe {
       for (const address of work) {
         asks.push(
           channel.ask(address, { owner, ...(signal ? { signal } : {}) }).then((answer) => {
+            if (answer.attempt) this.#transcriptOf(address).push(answer.attempt);
             if (answer.kind === 'unusable') {
               unreached.push(address);
               unusableReason = answer.reason;
@@ -178,6 +182,12 @@ export class DomainProbe {
       if (askCatchAll) this.#settleCatchAll({ value: null, reason, host: null });
       for (const address of work) this.#recordFinal(address, { kind: 'failure', reason, host: null });
     }
+  }
+
+  #transcriptOf(address: string): AttemptTranscript[] {
+    let transcript = this.#transcripts.get(address);
+    if (!transcript) this.#transcripts.set(address, (transcript = []));
+    return transcript;
   }
 
   #onCatchAllAnswer(answer: Exclude<RcptAnswer, { kind: 'unusable' }>): void {
@@ -228,6 +238,7 @@ export class DomainProbe {
 
   #recordFinal(address: string, finding: AddressFinding): void {
     this.#deferred.delete(address);
+    finding.transcript = this.#transcripts.get(address) ?? [];
     this.#findings.set(address, finding);
     if (this.#catchAll === null) this.#waitingForCatchAll.push(address);
     else if (this.#catchAll.value !== true) this.#onFinding(address, finding);

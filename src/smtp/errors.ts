@@ -1,10 +1,13 @@
 import type { SmtpReply } from '../domain/smtp-reply.ts';
 import { formatReply } from '../domain/smtp-reply.ts';
+import type { SessionOpening } from '../domain/smtp-transcript.ts';
 
 /** Base of every failure of an SMTP connection; `message` is the reason kept on an outcome. */
 export class SmtpConnectionError extends Error {
   override readonly name: string = 'SmtpConnectionError';
   readonly host: string;
+  /** The session's lines until it broke, when it broke while opening. */
+  opening: SessionOpening | null = null;
   constructor(host: string, message: string, options?: ErrorOptions) {
     super(message, options);
     this.host = host;

@@ -1,5 +1,6 @@
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
+import type { AttemptTranscript, SessionOpening } from '../domain/smtp-transcript.ts';
 import { rcptReplies, smtpConnections } from '../metrics.ts';
 import type { HostLookup } from './dns.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
@@ -10,13 +11,20 @@ import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { SmtpSession } from './session.ts';
 import type { TlsResumption } from './connection.ts';
 
-/** What a host said about one address, or why it said nothing. */
-export type RcptAnswer =
+/** What a host said about one address, or why it said nothing; `attempt` is its transcript, when one was made. */
+export type RcptAnswer = (
   /** `stage` MAIL: the sender was refused, which concerns every address of the transaction alike. */
   | { kind: 'reply'; reply: SmtpReply; klass: ReplyClass; stage: 'MAIL' | 'RCPT'; host: string }
   | { kind: 'failure'; reason: string; host: string }
   /** No session could be had with this host: the caller tries the domain's next MX. */
-  | { kind: 'unusable'; reason: string };
+  | { kind: 'unusable'; reason: string }
+) & { attempt?: AttemptTranscript };
+
+/** Why no session could be had, and the lines of the last try. */
+interface Unusable {
+  reason: string;
+  opening: SessionOpening | null;
+}
 
 export interface ChannelContext {
   helo: string;
@@ -189,7 +197,7 @@ export class HostChannel {
       if (this.#live() === 0) return;
       this.#putFirst(owner);
       const opened = await this.#open();
-      if (typeof opened === 'string') {
+      if (!(opened instanceof SmtpSession)) {
         // A session of this host that is open still works through the queue; with none, give up.
         if (this.#openSessions === 0) this.#giveUpHost(opened);
         return;
@@ -219,7 +227,7 @@ export class HostChannel {
       if (this.#fruitlessRun > this.#ctx.maxReconnects) {
         this.#fruitlessRun = 0;
         for (const item of this.#queue.splice(0))
-          item.resolve({ kind: 'failure', reason: end.reason, host: this.host });
+          item.resolve({ kind: 'failure', reason: end.reason, host: this.host, attempt: session.attempt(item.address) });
       }
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) {
@@ -241,8 +249,9 @@ export class HostChannel {
     }
   }
 
-  #giveUpHost(reason: string): void {
-    for (const item of this.#queue.splice(0)) item.resolve({ kind: 'unusable', reason });
+  #giveUpHost({ reason, opening }: Unusable): void {
+    for (const item of this.#queue.splice(0))
+      item.resolve({ kind: 'unusable', reason, ...(opening ? { attempt: { at: opening.at, opening, lines: [] } } : {}) });
   }
 
   /**
@@ -300,7 +309,7 @@ export class HostChannel {
       const mailInWindow = pipelining;
       if (!mailInWindow) {
         const mail = await session.mailFrom(this.#ctx.from);
-        if (!isPositive(mail)) return this.#senderRefused(mail, batch, true);
+        if (!isPositive(mail)) return this.#senderRefused(session, mail, batch, true);
       }
       let rejects = 0;
       let mailSent = !mailInWindow;
@@ -313,7 +322,7 @@ export class HostChannel {
         try {
           const mail = await session.rcptWindow(
             chunk.map((item) => item.address),
-            (k, reply) => {
+            (k, reply, attempt) => {
               if (stop !== null) return false;
               const now = Date.now();
               const delay = now - last;
@@ -335,7 +344,7 @@ export class HostChannel {
                 this.pacing.rejectionsAnswered(budget.rejects + rejects);
                 if (this.pacing.patience === 'patient') budget.limit = Number.POSITIVE_INFINITY;
               }
-              chunk[k]?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host });
+              chunk[k]?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host, attempt });
               settled += 1;
               onAnswer();
               // Waiting out the rest of a tarpit's window would cost what ending the session saves.
@@ -346,7 +355,7 @@ export class HostChannel {
           );
           mailSent = true;
           // The window's RCPTs were never judged: the session ends (their replies are unread).
-          if (mail && !isPositive(mail)) return this.#senderRefused(mail, batch, false);
+          if (mail && !isPositive(mail)) return this.#senderRefused(session, mail, batch, false);
         } catch (error) {
           // A 421 closes the connection: the replies after it never come, which is expected.
           if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
@@ -371,8 +380,9 @@ export class HostChannel {
       if (settled === 0 && session.pipelining) this.#withoutPipelining = true;
       const rest = batch.slice(settled);
       // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
-      if (error instanceof SmtpTimeoutError && error.stage === 'RCPT' && rest[0]) {
-        rest.shift()?.resolve({ kind: 'failure', reason: error.message, host });
+      const silent = error instanceof SmtpTimeoutError && error.stage === 'RCPT' ? rest.shift() : undefined;
+      if (silent) {
+        silent.resolve({ kind: 'failure', reason: error.message, host, attempt: session.attempt(silent.address) });
       } else if (!(error instanceof SmtpTimeoutError)) {
         this.pacing.throttled();
       }
@@ -382,7 +392,7 @@ export class HostChannel {
   }
 
   /** MAIL FROM refused: it concerns every address of the transaction alike; a 421 or 452 sends them on. */
-  #senderRefused(mail: SmtpReply, batch: Item[], canContinue: boolean): SessionEnd {
+  #senderRefused(session: SmtpSession, mail: SmtpReply, batch: Item[], canContinue: boolean): SessionEnd {
     const klass = classifyRcptReply(mail);
     if (klass === 'closing' || klass === 'too-many-recipients') {
       if (isThrottle(mail)) this.pacing.throttled();
@@ -390,17 +400,17 @@ export class HostChannel {
       return { drained: false, reason: formatReply(mail) };
     }
     for (const item of batch)
-      item.resolve({ kind: 'reply', reply: mail, klass, stage: 'MAIL', host: this.host });
+      item.resolve({ kind: 'reply', reply: mail, klass, stage: 'MAIL', host: this.host, attempt: session.attempt(item.address) });
     return canContinue ? { drained: true } : { drained: false, reason: formatReply(mail) };
   }
 
   /** A session on one of the host's addresses, or why none could be had. */
-  async #open(): Promise<SmtpSession | string> {
+  async #open(): Promise<SmtpSession | Unusable> {
     this.#lookup ??= this.#ctx.resolveHost(this.host);
     const lookup = await this.#lookup;
-    if (lookup.kind === 'none') return `${this.host} has no A or AAAA record`;
-    if (lookup.kind === 'dns-error') return lookup.reason;
-    let reason = `${this.host} has no address`;
+    if (lookup.kind === 'none') return { reason: `${this.host} has no A or AAAA record`, opening: null };
+    if (lookup.kind === 'dns-error') return { reason: lookup.reason, opening: null };
+    const failed: Unusable = { reason: `${this.host} has no address`, opening: null };
     for (const ip of lookup.addresses) {
       try {
         const session = await this.#connect(ip);
@@ -410,10 +420,11 @@ export class HostChannel {
         if (!(error instanceof SmtpConnectionError)) throw error;
         smtpConnections.inc({ outcome: 'failed', mx_provider: this.provider });
         if (error instanceof SmtpSessionRefusedError && error.reply.code === 421) this.pacing.throttled();
-        reason = error.message;
+        failed.reason = error.message;
+        failed.opening = error.opening;
       }
     }
-    return reason;
+    return failed;
   }
 
   async #connect(ip: string): Promise<SmtpSession> {

@@ -91,13 +91,14 @@ function outcome(
   };
 }
 
-type Evidence = Pick<ProbeOutcome, 'smtpCode' | 'enhancedCode' | 'attempts'>;
-const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0 };
+type Evidence = Pick<ProbeOutcome, 'smtpCode' | 'enhancedCode' | 'attempts' | 'transcript'>;
+const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0, transcript: [] };
 
 /** What a finding proves: its reply's codes and the attempts behind it (a failure was one attempt at least). */
 function evidenceOf(finding: AddressFinding): Evidence {
-  if (finding.kind === 'failure') return { smtpCode: null, enhancedCode: null, attempts: 1 };
-  return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts };
+  const transcript = finding.transcript ?? [];
+  if (finding.kind === 'failure') return { smtpCode: null, enhancedCode: null, attempts: 1, transcript };
+  return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts, transcript };
 }
 
 function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxProvider): ProbeOutcome {

@@ -1,5 +1,6 @@
 import type { EmailResult } from '../domain/lead.ts';
 import type { MxProvider, ProviderOverrides } from '../domain/mx-provider.ts';
+import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 
 export type { EmailResult };
 
@@ -30,6 +31,8 @@ export interface ProbeOutcome {
   enhancedCode: string | null;
   /** SMTP attempts made for the address (0 when none). */
   attempts: number;
+  /** What was said on the wire in each of those attempts (CONTRACT §10), oldest first. */
+  transcript: AttemptTranscript[];
   flags: EmailFlags;
   /** Present when the address was still answered with a 4xx after its last attempt (greylisting). */
   deferral?: { attempts: number; reply: string };

@@ -141,6 +141,17 @@ describe('verification workflow: greylisted addresses', () => {
       expect(stuck.source).toBe('smtp');
       // The evidence counts every attempt, the later ones too (CONTRACT §10).
       expect(stuck).toMatchObject({ smtpCode: 451, enhancedCode: '4.3.0', attempts: 6 });
+      // One transcript entry per attempt, the later passes' appended to the first session's (CONTRACT §10).
+      const transcript = (await agent.get(`/api/verification/jobs/${created.id}/results/who%40stuck.test`)).body.transcript;
+      expect(transcript).toHaveLength(6);
+      for (const entry of transcript) {
+        expect(entry).toMatchObject({ mxHost: 'mx.stuck.test', ip: '127.0.0.83' });
+        expect(entry.lines.slice(-2)).toEqual([
+          { dir: 'C', text: 'RCPT TO:<who@stuck.test>' },
+          { dir: 'S', text: expect.stringMatching(/^451 4\.3\.0 /) },
+        ]);
+      }
+      expect(transcript.map((e: any) => e.at)).toEqual(transcript.map((e: any) => e.at).sort());
       expect(rows.find((r) => r.email === 'ann@grey.test')).toMatchObject({ source: 'smtp', mxHost: 'mx.grey.test' });
       // Asked in the first session (3 times) and again later, until the greylisting window had passed.
       const asked = world.servers['mx.grey.test']!.stats.rcpts.filter((r) => r === 'ann@grey.test');

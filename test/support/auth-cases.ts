@@ -123,6 +123,12 @@ export const EXTERNAL_ROUTES: ExternalRoute[] = [
     otherOrganization: notFound,
   },
   {
+    name: 'GET /api/external/verification/jobs/{jobId}/results/{email}',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/results/owned%40acme.test`,
+    scopes: ['verification:read'],
+    otherOrganization: notFound,
+  },
+  {
     name: 'POST /api/external/verification/jobs/{jobId}/decision',
     path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/decision`,
     body: { decision: 'accept_current' },

@@ -109,6 +109,7 @@ describe('EmailChecker', () => {
             smtpCode: null,
             enhancedCode: null,
             attempts: 1,
+            transcript: [],
             mxHost: `mx.${domain}`,
             mxProvider: 'other' as const,
             flags: { disposable: false, role: false, free: false },

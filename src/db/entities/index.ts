@@ -16,6 +16,7 @@ import { User } from './user.ts';
 import { VerificationDomain } from './verification-domain.ts';
 import { VerificationJob } from './verification-job.ts';
 import { VerificationResult } from './verification-result.ts';
+import { VerificationSmtpSession } from './verification-smtp-session.ts';
 import { VerificationSpend } from './verification-spend.ts';
 import { IdempotencyKey } from './idempotency-key.ts';
 import { VerifyCheck } from './verify-check.ts';
@@ -25,13 +26,13 @@ import { WebhookEndpoint } from './webhook-endpoint.ts';
 import { WebhookEvent } from './webhook-event.ts';
 
 export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
-export { VerificationDomain, VerificationJob, VerificationResult, VerificationSpend };
+export { VerificationDomain, VerificationJob, VerificationResult, VerificationSmtpSession, VerificationSpend };
 export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRequest };
 export { ScrapeItem, ScrapeJob };
 export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
 export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
-  VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, ScrapeJob, ScrapeItem,
+  VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, VerificationSmtpSession, ScrapeJob, ScrapeItem,
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
   VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery];

@@ -1,11 +1,18 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
+import type { TranscriptLine } from '../../domain/smtp-transcript.ts';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
 import { RESULT_SOURCES } from '../../domain/verification.ts';
 import { idProperty } from './common.ts';
 import { VerificationJob } from './verification-job.ts';
 
 export const API_STATUSES = ['pending', 'done'] as const;
+
+export interface StoredAttempt {
+  at: string;
+  sessionId: string;
+  lines: TranscriptLine[];
+}
 
 /**
  * One distinct address of a job. `smtpResult` is what the SMTP stage (or its pre-checks) concluded;
@@ -51,6 +58,11 @@ export const VerificationResult = defineEntity({
     /** SMTP attempts answered with a 4xx so far, and the last such reply. */
     deferredAttempts: p.integer().nullable(),
     deferredReply: p.text().nullable(),
+    /**
+     * One entry per SMTP attempt (CONTRACT §10): the session it was made in (`verification_smtp_session`,
+     * whose opening lines are shared by every address of the session) and this address's own lines.
+     */
+    transcript: p.json<StoredAttempt[]>().default('[]'),
     checkedAt: p.datetime().nullable(),
   },
 });

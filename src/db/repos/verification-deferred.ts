@@ -1,6 +1,7 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MxProvider } from '../../domain/mx-provider.ts';
+import type { StoredAttempt } from '../entities/verification-result.ts';
 
 /**
  * Addresses still answered with a 4xx (greylisting) after their SMTP attempts wait, stored on their
@@ -17,6 +18,8 @@ export interface DeferredRow {
   reply: string;
   smtpCode: number | null;
   enhancedCode: string | null;
+  /** This pass's attempts, appended to the stored ones. */
+  transcript: StoredAttempt[];
 }
 
 /** Marks addresses deferred (or adds this pass's attempts); addresses with a final result are untouched. */
@@ -30,13 +33,14 @@ export async function recordDeferred(em: EntityManager, rows: DeferredRow[]): Pr
     reply: r.reply,
     smtp_code: r.smtpCode,
     enhanced_code: r.enhancedCode,
+    transcript: r.transcript,
   }));
   const res = await em.execute<QueryResult>(
     `update verification_result r set deferred_since = coalesce(r.deferred_since, now()),
        deferred_attempts = coalesce(r.deferred_attempts, 0) + v.attempts, deferred_reply = v.reply,
        attempts = coalesce(r.deferred_attempts, 0) + v.attempts, smtp_code = v.smtp_code, enhanced_code = v.enhanced_code,
-       mx_host = v.mx_host, mx_provider = v.mx_provider
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, mx_host text, mx_provider text, attempts int, reply text, smtp_code int, enhanced_code text)
+       mx_host = v.mx_host, mx_provider = v.mx_provider, transcript = r.transcript || v.transcript
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, mx_host text, mx_provider text, attempts int, reply text, smtp_code int, enhanced_code text, transcript jsonb)
      where r.id = v.id and r.smtp_checked_at is null`,
     [JSON.stringify(payload)],
     'run',

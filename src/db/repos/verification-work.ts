@@ -2,6 +2,7 @@ import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../../domain/lead.ts';
 import type { MxProvider } from '../../domain/mx-provider.ts';
+import type { AttemptTranscript } from '../../domain/smtp-transcript.ts';
 import {
   type Decision,
   type DecisionResult,
@@ -14,6 +15,7 @@ import {
 } from '../../domain/verification.ts';
 import { newId } from '../entities/common.ts';
 import { recordDeferred, settleDeferred } from './verification-deferred.ts';
+import { storedTranscript, writeSmtpSessions } from './verification-transcript.ts';
 
 /** The job was deleted (with its list) while its workflow ran. */
 export class VerificationJobGoneError extends Error {
@@ -115,22 +117,34 @@ export interface SmtpOutcomeRow {
   smtpCode?: number | null;
   enhancedCode?: string | null;
   attempts?: number;
+  /** This pass's attempts, appended to what earlier passes stored. */
+  transcript?: AttemptTranscript[];
   apiPending: boolean;
   /** Still answered with a 4xx after its attempts: stored as deferred (no result yet) instead. */
   deferral?: { attempts: number; reply: string };
 }
 
 /**
- * Stores SMTP-stage outcomes in one statement. Only addresses without an SMTP-stage result are
- * touched, so a retried batch never overwrites (or double-counts) what an earlier attempt stored.
+ * Stores SMTP-stage outcomes: the sessions their transcripts name, the deferred ones and the final
+ * ones, one statement each. Only addresses without an SMTP-stage result are touched, so a retried
+ * batch never overwrites (or double-counts) what an earlier attempt stored.
  */
-export async function writeSmtpOutcomes(em: EntityManager, outcomes: SmtpOutcomeRow[]): Promise<number> {
+export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcomes: SmtpOutcomeRow[]): Promise<number> {
+  await writeSmtpSessions(em, jobId, outcomes.flatMap((r) => r.transcript ?? []));
   const rows = outcomes.filter((r) => !r.deferral);
   await recordDeferred(
     em,
     outcomes.flatMap((r) =>
       r.deferral
-        ? [{ id: r.id, mxHost: r.mxHost, mxProvider: r.mxProvider, smtpCode: r.smtpCode ?? null, enhancedCode: r.enhancedCode ?? null, ...r.deferral }]
+        ? [{
+            id: r.id,
+            mxHost: r.mxHost,
+            mxProvider: r.mxProvider,
+            smtpCode: r.smtpCode ?? null,
+            enhancedCode: r.enhancedCode ?? null,
+            transcript: storedTranscript(r.transcript ?? []),
+            ...r.deferral,
+          }]
         : [],
     ),
   );
@@ -145,6 +159,7 @@ export async function writeSmtpOutcomes(em: EntityManager, outcomes: SmtpOutcome
     smtp_code: r.smtpCode ?? null,
     enhanced_code: r.enhancedCode ?? null,
     attempts: r.attempts ?? 0,
+    transcript: storedTranscript(r.transcript ?? []),
     api_pending: r.apiPending,
   }));
   const res = await em.execute<QueryResult>(
@@ -152,9 +167,10 @@ export async function writeSmtpOutcomes(em: EntityManager, outcomes: SmtpOutcome
        smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
        -- An address deferred earlier counts those attempts too.
        smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = coalesce(r.deferred_attempts, 0) + v.attempts,
+       transcript = r.transcript || v.transcript,
        api_status = case when v.api_pending then 'pending' end,
        smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, api_pending boolean)
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
      where r.id = v.id and r.smtp_checked_at is null`,
     [JSON.stringify(payload)],
     'run',

@@ -297,7 +297,7 @@ export interface ResultRow {
   checkedAt: Date | null;
 }
 
-const toResultRow = (r: Record<string, unknown>): ResultRow => ({
+export const toResultRow = (r: Record<string, unknown>): ResultRow => ({
   email: r.email as string,
   result: (r.result as EmailResult | null) ?? null,
   source: (r.source as ResultRow['source']) ?? null,
@@ -310,6 +310,9 @@ const toResultRow = (r: Record<string, unknown>): ResultRow => ({
   attempts: Number(r.attempts ?? 0),
   checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
 });
+
+export const RESULT_COLUMNS =
+  'email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at';
 
 /** A page of per-address results in address order, optionally only one result type. */
 export async function pageVerificationResults(
@@ -326,7 +329,7 @@ export async function pageVerificationResults(
     params,
   );
   const rows = await em.execute(
-    `select email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at from verification_result
+    `select ${RESULT_COLUMNS} from verification_result
      where job_id = ?${filter} order by email limit ? offset ?`,
     [...params, limit, offset],
   );
@@ -344,7 +347,7 @@ export async function* allVerificationResults(
   for (;;) {
     const filter = result ? ` and result = ?` : '';
     const rows = await em.execute(
-      `select email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at from verification_result
+      `select ${RESULT_COLUMNS} from verification_result
        where job_id = ? and email > ?${filter} order by email limit ?`,
       [jobId, after, ...(result ? [result] : []), pageSize],
     );

@@ -13,7 +13,9 @@ import { startJobWorkflow } from '../../temporal/start-job.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
 import type { AppEnv } from '../env.ts';
 import { streamJob } from '../job-stream.ts';
-import { invalidState } from '../../errors.ts';
+import { invalidState, notFound } from '../../errors.ts';
+import { resultWithTranscript } from '../../db/repos/verification-transcript.ts';
+import { normalizeEmail } from '../../domain/email.ts';
 import { organizationId } from '../middleware/session.ts';
 import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
 import { toJobDto } from '../../jobs/views.ts';
@@ -50,6 +52,14 @@ export async function pageResultDtos(c: Context<AppEnv>, jobId: string, query: P
   const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
   const { rows, total } = await pageVerificationResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
   return paginated(rows.map(toResultDto), total, query);
+}
+
+/** One address's result with its SMTP transcript; the address is matched as the job stored it (lower-cased, ASCII domain). */
+export async function resultTranscriptDto(c: Context<AppEnv>, jobId: string, email: string) {
+  const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
+  const found = await resultWithTranscript(c.var.em, job.id, normalizeEmail(email).toLowerCase());
+  if (!found) throw notFound('Address in this job');
+  return { ...toResultDto(found.row), transcript: found.transcript };
 }
 
 /** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */

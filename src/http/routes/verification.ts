@@ -4,6 +4,7 @@ import { allVerificationResults, domainStats, getVerificationJob, pageVerificati
 import {
   decideVerificationJob,
   pageResultDtos,
+  resultTranscriptDto,
   startVerificationJob,
   streamVerificationJob,
   verificationJobDto,
@@ -18,6 +19,7 @@ import {
   DecisionResultSchema,
   JobListQuerySchema,
   ResultFilterSchema,
+  ResultParams,
   ResultsQuerySchema,
   toEstimateDto,
   toProgressDto,
@@ -25,6 +27,7 @@ import {
   VerificationJobSchema,
   VerificationProgressSchema,
   VerificationResultSchema,
+  VerificationResultTranscriptSchema,
 } from '../schemas/verification.ts';
 
 const JobParams = uuidParam('jobId');
@@ -118,10 +121,27 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         errors: ['validation_error', 'not_found'],
       }),
       async (c) => c.json(await pageResultDtos(c, c.req.valid('param').jobId, c.req.valid('query')), 200),
+    )
+    .openapi(
+      audience.route('verification:read', {
+        method: 'get',
+        path: '/jobs/{jobId}/results/{email}',
+        tags: [audience.tag('verification')],
+        summary: "One address's result with the SMTP transcript of each attempt",
+        description:
+          'Lines as sent and received, nothing redacted. An address that is not in the job is a 404 `not_found`.',
+        request: { params: ResultParams },
+        responses: { 200: { description: 'The result', ...json(VerificationResultTranscriptSchema) } },
+        errors: ['validation_error', 'not_found'],
+      }),
+      async (c) => {
+        const { jobId, email } = c.req.valid('param');
+        return c.json(await resultTranscriptDto(c, jobId, email), 200);
+      },
     );
 
+// The shared routes come last: `/jobs/{jobId}/results/{email}` would otherwise take `…/results/download`.
 export const verificationRoutes = createRouter()
-  .route('/', verificationJobRoutesFor(sessionAudience))
   .openapi(
     sessionRoute({
       method: 'get',
@@ -218,4 +238,5 @@ export const verificationRoutes = createRouter()
         'Content-Disposition': attachmentDisposition(`verification-${job.id}`, 'csv'),
       });
     },
-  );
+  )
+  .route('/', verificationJobRoutesFor(sessionAudience));

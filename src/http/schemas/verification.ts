@@ -150,6 +150,36 @@ export const VerificationResultSchema = z
   })
   .openapi('VerificationResult');
 
+export const ResultParams = z.object({
+  jobId: z.uuid().openapi({ param: { name: 'jobId', in: 'path' } }),
+  email: z
+    .string()
+    .min(1)
+    .max(254)
+    .openapi({ param: { name: 'email', in: 'path' }, description: 'The address, URL-encoded; matched case-insensitively', example: 'jane%2Bsales%40acme.test' }),
+});
+
+const TranscriptLineSchema = z.object({
+  dir: z.enum(['C', 'S']).openapi({ description: '`C` sent by the verifier, `S` received from the server' }),
+  text: z.string().openapi({ description: 'The line as on the wire (inside TLS once started), without CRLF' }),
+});
+
+export const VerificationResultTranscriptSchema = VerificationResultSchema.extend({
+  transcript: z
+    .array(
+      z.object({
+        at: Timestamp.openapi({ description: 'When the attempt was made' }),
+        mxHost: z.string(),
+        ip: z.string(),
+        lines: z.array(TranscriptLineSchema).openapi({
+          description:
+            "The session's opening (greeting, EHLO, STARTTLS, EHLO again), then this address's MAIL FROM and RCPT TO with their replies; lines seen so far when the attempt broke off. Never a DATA.",
+        }),
+      }),
+    )
+    .openapi({ description: 'One entry per SMTP attempt, oldest first; empty when no SMTP was attempted' }),
+}).openapi('VerificationResultTranscript');
+
 export const toProgressDto = (
   view: VerificationJobView,
   domainStats: DomainStat[],

@@ -1,0 +1,67 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AttemptTranscript, SessionOpening, TranscriptLine } from '../../domain/smtp-transcript.ts';
+import type { StoredAttempt } from '../entities/verification-result.ts';
+import { type ResultRow, RESULT_COLUMNS, toResultRow } from './verification.ts';
+
+/** An attempt as a result row keeps it: its session named, not copied. */
+export const storedTranscript = (attempts: AttemptTranscript[]): StoredAttempt[] =>
+  attempts.map((a) => ({ at: a.at, sessionId: a.opening.id, lines: a.lines }));
+
+/**
+ * Stores the sessions the attempts name, each once, in one statement. A session answers addresses
+ * across many batches, so a row already stored is left as it is.
+ */
+export async function writeSmtpSessions(em: EntityManager, jobId: string, attempts: AttemptTranscript[]) {
+  const sessions = new Map<string, SessionOpening>();
+  for (const { opening } of attempts) sessions.set(opening.id, opening);
+  if (sessions.size === 0) return;
+  const payload = [...sessions.values()].map((s) => ({ id: s.id, at: s.at, mx_host: s.mxHost, ip: s.ip, lines: s.lines }));
+  await em.execute(
+    `insert into verification_smtp_session (job_id, id, at, mx_host, ip, lines)
+     select ?, v.id, v.at, v.mx_host, v.ip, v.lines
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, at timestamptz, mx_host text, ip text, lines jsonb)
+     on conflict (job_id, id) do nothing`,
+    [jobId, JSON.stringify(payload)],
+  );
+}
+
+/** One attempt as the API shows it: its session's opening lines, then the address's own. */
+export interface TranscriptEntry {
+  at: string;
+  mxHost: string;
+  ip: string;
+  lines: TranscriptLine[];
+}
+
+/** A job's result for one address (`email` as stored: lower-cased, ASCII domain) with its transcript; null when the job has no such address. */
+export async function resultWithTranscript(
+  em: EntityManager,
+  jobId: string,
+  email: string,
+): Promise<{ row: ResultRow; transcript: TranscriptEntry[] } | null> {
+  const [result] = await em.execute(
+    `select ${RESULT_COLUMNS}, transcript from verification_result where job_id = ? and email = ?`,
+    [jobId, email],
+  );
+  if (!result) return null;
+  const attempts = (result.transcript ?? []) as StoredAttempt[];
+  const ids = [...new Set(attempts.map((a) => a.sessionId))];
+  const sessions = new Map<string, { mxHost: string; ip: string; lines: TranscriptLine[] }>();
+  if (ids.length > 0) {
+    const rows = await em.execute(
+      `select id, mx_host, ip, lines from verification_smtp_session where job_id = ? and id in (?)`,
+      [jobId, ids],
+    );
+    for (const r of rows) sessions.set(r.id as string, { mxHost: r.mx_host, ip: r.ip, lines: r.lines });
+  }
+  const transcript = attempts.map((a) => {
+    const session = sessions.get(a.sessionId);
+    return {
+      at: new Date(a.at).toISOString(),
+      mxHost: session?.mxHost ?? '',
+      ip: session?.ip ?? '',
+      lines: [...(session?.lines ?? []), ...a.lines],
+    };
+  });
+  return { row: toResultRow(result), transcript };
+}
