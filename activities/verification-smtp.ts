@@ -80,6 +80,7 @@ class OutcomeWriter {
 
 export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   id,
+  email: o.email,
   result: o.result,
   source: o.source,
   reason: o.reason,
@@ -178,9 +179,10 @@ async function probeDomain(
   for await (const page of pages) {
     if (isCatchAll === true) {
       // Known from an earlier page (or attempt): nothing more to ask the server.
-      for (const { id } of page) {
+      for (const { id, email } of page) {
         writer.add({
           id,
+          email,
           result: 'Catch-All',
           source: 'smtp',
           reason: catchAllReason,
@@ -239,6 +241,7 @@ async function precheckDomain(
       if (id !== undefined) {
         writer.add({
           id,
+          email,
           result: null,
           source: 'precheck',
           reason: null,

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
-import { WRITE_RESULTS_TO_LEADS_SQL, writeResultsToLeads } from '../../src/db/repos/verification-work.ts';
+import { STORE_SMTP_BATCH_SQL, type SmtpOutcomeRow, writeSmtpOutcomes } from '../../src/db/repos/verification-work.ts';
 import { adminDatabase, createScratchDatabase } from '../support/scratch.ts';
 
 // A database of its own: the large table and its stale statistics must not slow the other files' tests.
@@ -47,9 +47,10 @@ beforeAll(async () => {
     );
   await insertLeads(otherList, OTHER_LEADS, 'Other');
   await insertLeads(jobList, JOB_LEADS, 'User');
+  // Unprobed results, as the job's creation leaves them.
   await sql(
-    `insert into verification_result (id, job_id, email, domain, result, source, checked_at)
-     select gen_random_uuid(), ?, 'user' || g || '@example.com', 'example.com', 'Valid', 'smtp', now() from generate_series(1, ?) g`,
+    `insert into verification_result (id, job_id, email, domain)
+     select gen_random_uuid(), ?, 'user' || g || '@example.com', 'example.com' from generate_series(1, ?) g`,
     [jobId, JOB_LEADS],
   );
 }, 240_000);
@@ -63,26 +64,55 @@ function nodes(plan: any): any[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
-describe('writing a job’s results onto its leads', () => {
-  it('looks each result up in the (list_id, email_key) index even when the statistics say the tables are empty', async () => {
-    const [row] = await sql(`explain (format json) ${WRITE_RESULTS_TO_LEADS_SQL}`, [jobId, jobList]);
+/** The job's unprobed results as a batch of Valid outcomes. */
+async function batches(size: number): Promise<SmtpOutcomeRow[][]> {
+  const rows = await sql(`select id, email from verification_result where job_id = ? order by id`, [jobId]);
+  const outcomes = rows.map(
+    (r): SmtpOutcomeRow => ({
+      id: r.id as string,
+      email: r.email as string,
+      result: 'Valid',
+      source: 'smtp',
+      reason: '250 2.1.5 OK',
+      mxHost: 'mx.example.com',
+      mxProvider: 'other',
+      smtpCode: 250,
+      enhancedCode: '2.1.5',
+      attempts: 1,
+      apiPending: false,
+    }),
+  );
+  const out: SmtpOutcomeRow[][] = [];
+  for (let i = 0; i < outcomes.length; i += size) out.push(outcomes.slice(i, i + size));
+  return out;
+}
+
+describe('writing a job’s results onto its leads as they are stored', () => {
+  it('looks each stored result up in the (list_id, email_key) index even when the statistics say the tables are empty', async () => {
+    const [batch] = await batches(250);
+    const payload = batch!.map((r) => ({ id: r.id, result: r.result, source: r.source, reason: r.reason, attempts: 1, transcript: [], api_pending: false }));
+    const [row] = await sql(`explain (format json) ${STORE_SMTP_BATCH_SQL}`, [
+      JSON.stringify(payload),
+      jobId,
+      JSON.stringify(batch!.map((r) => r.email)),
+    ]);
     const plan = (row as any)['QUERY PLAN'][0].Plan;
-    const onLead = nodes(plan).filter(
-      (n) => n['Relation Name'] === 'lead' && n['Node Type'] !== 'ModifyTable',
-    );
+    const onLead = nodes(plan).filter((n) => n['Relation Name'] === 'lead' && n['Node Type'] !== 'ModifyTable');
     expect(onLead.length).toBeGreaterThan(0);
     for (const node of onLead) {
-      // Never a scan of the table or of a whole list; always the key lookup.
+      // Never a scan of the table or of a whole list; always the key lookup, bounded by the batch.
       expect(node['Node Type']).not.toBe('Seq Scan');
       expect(node['Index Name']).toBe('lead_list_id_email_key_index');
       expect(String(node['Index Cond'])).toContain('email_key');
     }
   });
 
-  it('updates every lead of the list whose address the job verified, and no other', async () => {
-    await orm.em.fork().transactional((tx) => writeResultsToLeads(tx, jobId, jobList));
+  it('updates every lead of the list whose address a batch stored, and no other', async () => {
+    let written = 0;
+    for (const batch of await batches(250)) written += await writeSmtpOutcomes(orm.em.fork(), jobId, batch);
+    expect(written).toBe(JOB_LEADS);
     const [mine] = await sql(
-      `select count(*) filter (where email_status = 'Valid')::int as valid, count(*)::int as n from lead where list_id = ?`,
+      `select count(*) filter (where email_status = 'Valid' and email_verified_at is not null)::int as valid, count(*)::int as n from lead where list_id = ?`,
       [jobList],
     );
     expect(mine).toEqual({ valid: JOB_LEADS, n: JOB_LEADS });

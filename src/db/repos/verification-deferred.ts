@@ -2,6 +2,7 @@ import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MxProvider } from '../../domain/mx-provider.ts';
 import type { StoredAttempt } from '../entities/verification-result.ts';
+import { WRITE_BATCH_TO_LEADS } from './lead-write-back.ts';
 
 /**
  * Addresses still answered with a 4xx (greylisting) after their SMTP attempts wait, stored on their
@@ -72,15 +73,24 @@ export async function deferredAddresses(em: EntityManager, jobId: string, afterI
  * transaction, so the stage never ends with an address neither final nor waiting.
  */
 export async function settleDeferred(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(
-    `update verification_result set smtp_result = 'Unknown', result = 'Unknown', source = 'smtp',
-       reason = 'greylisted: deferred ' || deferred_attempts || case when deferred_attempts = 1 then ' time' else ' times' end
-         || ' over ' || case when now() - deferred_since < interval '1 minute'
-                           then greatest(1, round(extract(epoch from now() - deferred_since)))::int || ' s'
-                           else round(extract(epoch from now() - deferred_since) / 60)::int || ' min' end
-         || ' (' || deferred_reply || ')',
-       smtp_checked_at = now(), checked_at = now()
-     where job_id = ? and deferred_since is not null and smtp_checked_at is null`,
+  const deferred = await em.execute(
+    `select email from verification_result where job_id = ? and deferred_since is not null and smtp_checked_at is null`,
     [jobId],
+  );
+  if (deferred.length === 0) return;
+  await em.execute(
+    `with stored as (
+       update verification_result set smtp_result = 'Unknown', result = 'Unknown', source = 'smtp',
+         reason = 'greylisted: deferred ' || deferred_attempts || case when deferred_attempts = 1 then ' time' else ' times' end
+           || ' over ' || case when now() - deferred_since < interval '1 minute'
+                             then greatest(1, round(extract(epoch from now() - deferred_since)))::int || ' s'
+                             else round(extract(epoch from now() - deferred_since) / 60)::int || ' min' end
+           || ' (' || deferred_reply || ')',
+         smtp_checked_at = now(), checked_at = now()
+       where job_id = ? and deferred_since is not null and smtp_checked_at is null
+       returning email, result, checked_at
+     ), leads as (${WRITE_BATCH_TO_LEADS})
+     select count(*) from stored`,
+    [jobId, jobId, JSON.stringify(deferred.map((row) => row.email as string))],
   );
 }

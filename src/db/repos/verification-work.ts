@@ -15,6 +15,7 @@ import {
 } from '../../domain/verification.ts';
 import { newId } from '../entities/common.ts';
 import { recordDeferred, settleDeferred } from './verification-deferred.ts';
+import { WRITE_BATCH_TO_LEADS } from './lead-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './verification-transcript.ts';
 
 /** The job was deleted (with its list) while its workflow ran. */
@@ -108,6 +109,8 @@ export async function firstUnprobedPages(em: EntityManager, jobId: string, domai
 /** What the SMTP stage concluded for one address; `result: null` with `apiPending` for api_only pre-check passes. */
 export interface SmtpOutcomeRow {
   id: string;
+  /** The result's address as stored (lower case): the key of the leads it is written back to. */
+  email: string;
   result: EmailResult | null;
   source: 'precheck' | 'smtp';
   reason: string | null;
@@ -129,6 +132,24 @@ export interface SmtpOutcomeRow {
  * ones, one statement each. Only addresses without an SMTP-stage result are touched, so a retried
  * batch never overwrites (or double-counts) what an earlier attempt stored.
  */
+/**
+ * Stores a batch of SMTP outcomes and writes the final ones onto the list's leads in one statement.
+ * Parameters: the outcomes as JSON, the job id, the addresses of the final ones.
+ */
+export const STORE_SMTP_BATCH_SQL = `with stored as (
+       update verification_result r set
+         smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
+         -- An address deferred earlier counts those attempts too.
+         smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = coalesce(r.deferred_attempts, 0) + v.attempts,
+         transcript = r.transcript || v.transcript,
+         api_status = case when v.api_pending then 'pending' end,
+         smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
+       where r.id = v.id and r.smtp_checked_at is null
+       returning r.email, r.result, r.checked_at
+     ), leads as (${WRITE_BATCH_TO_LEADS})
+     select count(*)::int as written from stored`;
+
 export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcomes: SmtpOutcomeRow[]): Promise<number> {
   await writeSmtpSessions(em, jobId, outcomes.flatMap((r) => r.transcript ?? []));
   const rows = outcomes.filter((r) => !r.deferral);
@@ -162,20 +183,14 @@ export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcom
     transcript: storedTranscript(r.transcript ?? []),
     api_pending: r.apiPending,
   }));
-  const res = await em.execute<QueryResult>(
-    `update verification_result r set
-       smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
-       -- An address deferred earlier counts those attempts too.
-       smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = coalesce(r.deferred_attempts, 0) + v.attempts,
-       transcript = r.transcript || v.transcript,
-       api_status = case when v.api_pending then 'pending' end,
-       smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
-     where r.id = v.id and r.smtp_checked_at is null`,
-    [JSON.stringify(payload)],
-    'run',
-  );
-  return res.affectedRows;
+  // The results reach the leads in the same statement that stores them: nothing is left for the end
+  // of the stage, and the lead lookups are bounded by the batch (see WRITE_BATCH_TO_LEADS).
+  const [row] = await em.execute(STORE_SMTP_BATCH_SQL, [
+    JSON.stringify(payload),
+    jobId,
+    JSON.stringify(rows.filter((r) => r.result !== null).map((r) => r.email)),
+  ]);
+  return Number(row?.written ?? 0);
 }
 
 export interface DomainVerdict {
@@ -220,21 +235,6 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
   );
 }
 
-/**
- * Copies every final result onto the list's leads holding that address (case-insensitively). The
- * join is on the stored key `lead.email_key` (= lower(email)) under the (list_id, email_key) index,
- * so each result costs one index lookup whatever the planner believes about the tables' sizes: a
- * function on the joined column would leave it a nested loop over the whole list when the
- * statistics are stale. `updated_at` is the row's own write time.
- */
-export const WRITE_RESULTS_TO_LEADS_SQL = `update lead l set email_status = r.result, email_verified_at = r.checked_at, updated_at = clock_timestamp()
-     from verification_result r
-     where r.job_id = ? and l.list_id = ? and l.email_key = r.email and r.result is not null
-       and (l.email_status is distinct from r.result or l.email_verified_at is distinct from r.checked_at)`;
-
-export async function writeResultsToLeads(em: EntityManager, jobId: string, listId: string) {
-  await em.execute(WRITE_RESULTS_TO_LEADS_SQL, [jobId, listId]);
-}
 
 /**
  * Ends the SMTP stage: `completed` for smtp_only, `awaiting_decision` for smtp_api_fallback when gaps
@@ -255,7 +255,6 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
     const pending = Number(row?.pending ?? 0);
     const gaps = Number(row?.gaps ?? 0);
     const next = stageAfterSmtp(job.method, { pendingForApi: pending, gaps });
-    await writeResultsToLeads(tx, jobId, job.listId);
     // Last statement before the commit: the stamps are (within microseconds) the commit time of
     // the state they describe, not the time the transaction began.
     await tx.execute(
@@ -363,10 +362,14 @@ export async function recordApiVerdicts(
       'run',
     );
     await tx.execute(
-      `update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done'
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
-       where r.id = v.id and r.api_status = 'pending'`,
-      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason })))],
+      `with stored as (
+         update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done'
+         from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
+         where r.id = v.id and r.api_status = 'pending'
+         returning r.email, r.result, r.checked_at
+       ), leads as (${WRITE_BATCH_TO_LEADS})
+       select count(*) from stored`,
+      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id, JSON.stringify(rows.map((r) => r.email))],
     );
     return spend.affectedRows;
   });
@@ -376,7 +379,6 @@ export async function recordApiVerdicts(
 export async function completeVerificationJob(em: EntityManager, jobId: string) {
   await em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
-    await writeResultsToLeads(tx, jobId, job.listId);
     if (job.stage === 'api_verifying') {
       await tx.execute(
         `update verification_job set verification_stage = 'completed', completed_at = clock_timestamp(), updated_at = clock_timestamp() where id = ?`,
@@ -391,7 +393,6 @@ export async function failVerificationJob(em: EntityManager, jobId: string, reas
   await em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage === 'completed' || job.stage === 'failed') return;
-    await writeResultsToLeads(tx, jobId, job.listId);
     await tx.execute(
       `update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = clock_timestamp() where id = ?`,
       [reason, jobId],
