@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
+import { jobGone } from './job-gone.ts';
 import { acceptsDecision, type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
 import {
   type DecisionInput,
@@ -131,6 +132,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       stage = 'completed';
     }
   } catch (error) {
+    if (jobGone(error)) return await condition(allHandlersFinished);
     const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
     await CancellationScope.nonCancellable(() => db.failVerification({ jobId, reason }));
     await CancellationScope.nonCancellable(() => emitJobEvent('verification.failed', jobId));

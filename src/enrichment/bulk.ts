@@ -23,7 +23,7 @@ export interface BatchInput {
 export interface BatchStep {
   /** The cursor after this batch: where the next batch starts. */
   cursor: string | null;
-  /** The job is over (completed, stopped, failed or gone): no further batch. */
+  /** The job is over (completed, stopped or failed): no further batch. A job gone throws `JobGoneError`. */
   done: boolean;
 }
 
@@ -58,7 +58,7 @@ export async function enrichBulkBatch(
   heartbeat: () => void,
 ): Promise<BatchStep> {
   const job = await loadBulkWork(em, input.jobId);
-  if (!job || job.status !== 'processing') return { cursor: job?.cursor ?? null, done: true };
+  if (job.status !== 'processing') return { cursor: job.cursor, done: true };
   if (job.cursor !== input.after) return { cursor: job.cursor, done: false };
 
   const leads = job.lastLeadId
@@ -159,6 +159,6 @@ export async function enrichBulkBatch(
   } catch (error) {
     if (!(error instanceof BatchAlreadyCommitted)) throw error;
     const now = await loadBulkWork(em, input.jobId);
-    return { cursor: now?.cursor ?? null, done: !now || now.status !== 'processing' };
+    return { cursor: now.cursor, done: now.status !== 'processing' };
   }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
+import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { standardAddressList, standardWorld } from '../support/mail-world/index.ts';
 import type { ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import {
@@ -67,6 +68,21 @@ describe('verification workflow', () => {
       'invalid_state',
     );
     expect(late.details.currentState).toBe('completed');
+  });
+
+  it('ends quietly when its list (and so the job) is deleted while it waits for a decision', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(
+      agent,
+      standardAddressList(32).map((a) => a.email),
+    );
+    const created = await startJob(agent, listId, 'smtp_api_fallback');
+    await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    expect((await agent.delete(`/api/lists/${listId}`)).status).toBe(204);
+    // The decision timeout's accept_current finds no job.
+    await expectEndedOnJobGone(h, `verification-${created.id}`);
+    expectError(await agent.get(`/api/verification/jobs/${created.id}`), 404, 'not_found');
+    expect(zb.requests).toHaveLength(0);
   });
 
   for (const [what, emails] of [

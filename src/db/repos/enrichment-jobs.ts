@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { estimateCredits, type EnrichmentField } from '../../domain/enrichment.ts';
-import { notFound } from '../../errors.ts';
+import { JobGoneError, notFound } from '../../errors.ts';
 import { EnrichmentJob } from '../entities/index.ts';
 import type { IEnrichmentJob } from '../entities/enrichment-job.ts';
 
@@ -54,7 +54,7 @@ export interface BulkWork {
   creditBalance: number;
 }
 
-export async function loadBulkWork(em: EntityManager, jobId: string): Promise<BulkWork | undefined> {
+export async function loadBulkWork(em: EntityManager, jobId: string): Promise<BulkWork> {
   const [row] = await em.execute<
     Array<{ id: string; organization_id: string; list_id: string; status: string; fields: string[] | string; cursor: string | null; last_lead_id: string | null; credit_balance: string | number }>
   >(
@@ -62,7 +62,7 @@ export async function loadBulkWork(em: EntityManager, jobId: string): Promise<Bu
      from enrichment_job j join organization o on o.id = j.organization_id where j.id = ?`,
     [jobId],
   );
-  if (!row) return undefined;
+  if (!row) throw new JobGoneError('enrichment', jobId);
   // The driver hands text[] back as an array, or as its literal when the column type is not registered.
   const fields = Array.isArray(row.fields) ? row.fields : row.fields.replace(/^\{|\}$/g, '').split(',').filter(Boolean);
   return {

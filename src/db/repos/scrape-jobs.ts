@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { ScrapeInputType, ScrapeJobStatus } from '../../domain/scrape.ts';
-import { invalidState, notFound } from '../../errors.ts';
+import { invalidState, JobGoneError, notFound } from '../../errors.ts';
 import { ScrapeJob } from '../entities/index.ts';
 import type { IScrapeJob } from '../entities/scrape-job.ts';
 
@@ -52,12 +52,13 @@ export interface ScrapeJobControl {
   inputType: ScrapeInputType;
 }
 
-export async function readScrapeControl(em: EntityManager, jobId: string): Promise<ScrapeJobControl | null> {
+export async function readScrapeControl(em: EntityManager, jobId: string): Promise<ScrapeJobControl> {
   const [row] = await em.execute<Array<{ status: ScrapeJobStatus; control_version: number; input_type: ScrapeInputType }>>(
     `select status, control_version, input_type from scrape_job where id = ?`,
     [jobId],
   );
-  return row ? { status: row.status, controlVersion: row.control_version, inputType: row.input_type } : null;
+  if (!row) throw new JobGoneError('scrape', jobId);
+  return { status: row.status, controlVersion: row.control_version, inputType: row.input_type };
 }
 
 /** `pending` → `processing` when the first batch starts; a job paused before it started stays paused. */
@@ -78,8 +79,8 @@ export async function completeScrapeJob(em: EntityManager, jobId: string): Promi
     [jobId, jobId],
   );
   if (rows.length > 0) return true;
-  const control = await readScrapeControl(em, jobId);
-  return control === null || control.status === 'completed' || control.status === 'failed';
+  const { status } = await readScrapeControl(em, jobId);
+  return status === 'completed' || status === 'failed';
 }
 
 /** The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job. */
