@@ -4,8 +4,7 @@ import { JOB_GONE } from '../src/errors.ts';
 /**
  * True when `error` says the job's row is gone (its list or organization was deleted while the workflow ran):
  * the workflow then ends quietly, completed, with nothing to record and no event to announce (the job's
- * snapshot is gone too). Histories from before this convention took their old ending (the failure path,
- * whose steps all found nothing to do) and replay it (`patched`).
+ * snapshot is gone too). A history from before this convention replays the ending it took then (`patched`).
  */
 export function jobGone(error: unknown): boolean {
   return (

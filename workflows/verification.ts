@@ -60,6 +60,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   let finishingSmtp = false;
   let decision: Decision | null = null;
   let decisionStored = false;
+  // Why storing the decision failed (the job gone): the main path ends on it as on its own failures.
+  let decisionFailure: unknown = null;
   const current = () => stage;
 
   setHandler(
@@ -74,9 +76,14 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
         }
       }
       stage = stageAfterDecision(chosen);
-      const stored = await db.recordVerificationDecision({ jobId, decision: chosen });
-      decisionStored = true;
-      return stored;
+      try {
+        const stored = await db.recordVerificationDecision({ jobId, decision: chosen });
+        decisionStored = true;
+        return stored;
+      } catch (error) {
+        decisionFailure = error;
+        throw error;
+      }
     },
     {
       validator: (_input: DecisionInput) => {
@@ -111,7 +118,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       await emitJobEvent('verification.awaiting_decision', jobId);
       const decided = await condition(() => decision !== null, input.decisionTimeoutMs);
       if (decided) {
-        await condition(() => decisionStored);
+        await condition(() => decisionStored || decisionFailure !== null);
+        if (!decisionStored) throw decisionFailure;
       } else {
         decision = 'accept_current';
         stage = 'completed';

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
+import { decisionUpdate } from '../../src/temporal/verification-messages.ts';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
@@ -82,6 +84,22 @@ describe('verification workflow', () => {
     // The decision timeout's accept_current finds no job.
     await expectEndedOnJobGone(h, `verification-${created.id}`);
     expectError(await agent.get(`/api/verification/jobs/${created.id}`), 404, 'not_found');
+    expect(zb.requests).toHaveLength(0);
+  });
+
+  it('ends quietly when the job is gone as its decision is stored (the update fails, the workflow does not wait on)', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(
+      agent,
+      standardAddressList(32).map((a) => a.email),
+    );
+    const created = await startJob(agent, listId, 'smtp_api_fallback');
+    await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    // Deleted between the route's check and the update (here: the update sent straight to the workflow).
+    await h.sql('delete from verification_job where id = ?', [created.id]);
+    const handle = h.temporal.workflow.getHandle(`verification-${created.id}`);
+    await expect(handle.executeUpdate(decisionUpdate, { args: [{ decision: 'fill_all_gaps' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+    await expectEndedOnJobGone(h, `verification-${created.id}`);
     expect(zb.requests).toHaveLength(0);
   });
 
