@@ -12,9 +12,9 @@ import {
   type SingleEnrichmentResult,
 } from '../src/enrichment/single.ts';
 import type { ActivityDeps } from './deps.ts';
+import { jobActivities } from './job-gone.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { log } from '../src/log.ts';
-
 
 export type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult };
 
@@ -35,7 +35,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
   };
   const em = () => deps.orm.em.fork();
 
-  return {
+  return jobActivities({
     /** Single enrichment, step 1: cache, then the waterfall for what the cache does not settle. Charges nothing. */
     async lookupEnrichmentProfile(input: SingleEnrichmentInput): Promise<ProfileLookup> {
       try {
@@ -67,7 +67,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
       await failBulkJob(em(), input.jobId, input.reason);
       log.warn('bulk enrichment failed', { reason: input.reason });
     },
-  };
+  });
 }
 
 export type EnrichmentActivities = ReturnType<typeof enrichmentActivities>;

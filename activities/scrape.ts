@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { heartbeating } from './heartbeat.ts';
-import { ApplicationFailure } from '@temporalio/common';
+import { jobActivities } from './job-gone.ts';
 import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItems } from '../src/db/repos/scrape-items.ts';
 import {
   completeScrapeJob,
@@ -53,22 +53,11 @@ export interface ScrapeBatchResult {
   controlVersion: number;
 }
 
-export class ScrapeJobMissingError extends Error {
-  constructor(jobId: string) {
-    super(`Scrape job ${jobId} does not exist`);
-    this.name = 'ScrapeJobMissingError';
-  }
-}
-
 export function scrapeActivities(deps: ActivityDeps) {
   const { orm, search } = deps;
   const searchSlots = new Semaphore(SEARCH_SLOTS);
 
-  async function control(jobId: string): Promise<ScrapeJobControl> {
-    const current = await readScrapeControl(orm.em.fork(), jobId);
-    if (!current) throw ApplicationFailure.create({ message: new ScrapeJobMissingError(jobId).message, type: 'ScrapeJobMissingError', nonRetryable: true });
-    return current;
-  }
+  const control = (jobId: string): Promise<ScrapeJobControl> => readScrapeControl(orm.em.fork(), jobId);
 
   /** Searches one row; provider failures other than a refused query propagate. */
   async function searchItem(inputType: ScrapeInputType, item: ScrapeItemRow): Promise<ItemOutcome> {
@@ -87,7 +76,7 @@ export function scrapeActivities(deps: ActivityDeps) {
     }
   }
 
-  return {
+  return jobActivities({
     /**
      * Processes pending items after the cursor, page by page, until the batch limits, the end of the
      * job, a pause (seen in the job's status) or a worker shutdown. Safe to repeat: only pending items
@@ -197,7 +186,7 @@ export function scrapeActivities(deps: ActivityDeps) {
       await failScrapeJob(orm.em.fork(), input.jobId, input.reason);
       log.warn('scrape job failed', { reason: input.reason });
     },
-  };
+  });
 }
 
 export type ScrapeActivities = ReturnType<typeof scrapeActivities>;

@@ -1,5 +1,6 @@
 import { heartbeating } from './heartbeat.ts';
-import { ApplicationFailure } from '@temporalio/common';
+import { jobActivities } from './job-gone.ts';
+import { JobGoneError } from '../src/errors.ts';
 import {
   completeVerificationJob,
   verificationDomainCount,
@@ -9,7 +10,6 @@ import {
   pendingApiCount,
   recordApiVerdicts,
   recordDecision,
-  VerificationJobGoneError,
   loadVerificationWork,
 } from '../src/db/repos/verification-work.ts';
 import { API_PRICE_MICROS, type Decision, type DecisionResult } from '../src/domain/verification.ts';
@@ -30,35 +30,22 @@ export interface SmtpPlan {
 /** One API activity sends batches for at most this long, then hands back to the workflow. */
 const API_ACTIVITY_BUDGET_MS = 60_000;
 
-/** A deleted job (its list was deleted) cannot be worked on by any retry. */
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof VerificationJobGoneError)
-      throw ApplicationFailure.nonRetryable(error.message, error.name);
-    throw error;
-  }
-}
-
 export function verificationActivities(deps: ActivityDeps) {
   const { orm, prober, verificationProvider: provider, config } = deps;
-  return {
+  return jobActivities({
     /**
      * Enough domains in flight to keep every SMTP connection of the worker busy (about twice the
      * connection limit), in ranges small enough that one slow domain holds back few others.
      */
     async planSmtpStage({ jobId }: { jobId: string }): Promise<SmtpPlan> {
-      return guarded(async () => {
-        const em = orm.em.fork();
-        await loadVerificationWork(em, jobId);
-        const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
-        return { domainCount: await verificationDomainCount(em, jobId), sliceSize, window: 8 };
-      });
+      const em = orm.em.fork();
+      await loadVerificationWork(em, jobId);
+      const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
+      return { domainCount: await verificationDomainCount(em, jobId), sliceSize, window: 8 };
     },
 
     async probeDomainSlice(input: SliceInput): Promise<{ domains: number; written: number }> {
-      return guarded(() => heartbeating((ctx) => probeSlice(orm, prober, input, ctx.cancellationSignal)));
+      return heartbeating((ctx) => probeSlice(orm, prober, input, ctx.cancellationSignal));
     },
 
     /**
@@ -66,25 +53,21 @@ export function verificationActivities(deps: ActivityDeps) {
      * per job and then kept in the workflow history) and how many addresses are deferred now.
      */
     async planGreylistRetries({ jobId }: { jobId: string }): Promise<{ scheduleMs: number[]; deferred: number }> {
-      return guarded(async () => {
-        const em = orm.em.fork();
-        await loadVerificationWork(em, jobId);
-        return { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred: await deferredCount(em, jobId) };
-      });
+      const em = orm.em.fork();
+      await loadVerificationWork(em, jobId);
+      return { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred: await deferredCount(em, jobId) };
     },
 
     /** One later attempt for every deferred address; returns how many are still deferred. */
     async retryDeferredAddresses({ jobId }: { jobId: string }): Promise<{ deferred: number }> {
-      return guarded(() =>
-        heartbeating(async (ctx) => {
-          await loadVerificationWork(orm.em.fork(), jobId);
-          return retryDeferred(orm, prober, jobId, ctx.cancellationSignal);
-        }),
-      );
+      return heartbeating(async (ctx) => {
+        await loadVerificationWork(orm.em.fork(), jobId);
+        return retryDeferred(orm, prober, jobId, ctx.cancellationSignal);
+      });
     },
 
     async finishSmtpStage({ jobId }: { jobId: string }) {
-      return guarded(async () => ({ stage: await finishSmtpStage(orm.em.fork(), jobId) }));
+      return { stage: await finishSmtpStage(orm.em.fork(), jobId) };
     },
 
     async recordVerificationDecision({
@@ -94,7 +77,7 @@ export function verificationActivities(deps: ActivityDeps) {
       jobId: string;
       decision: Decision;
     }): Promise<DecisionResult> {
-      return guarded(() => recordDecision(orm.em.fork(), jobId, decision));
+      return recordDecision(orm.em.fork(), jobId, decision);
     },
 
     /**
@@ -102,38 +85,36 @@ export function verificationActivities(deps: ActivityDeps) {
      * and spend stored in one transaction. Returns how many are still waiting when the time budget ends.
      */
     async verifyByApi({ jobId }: { jobId: string }): Promise<{ sent: number; remaining: number }> {
-      return guarded(() =>
-        heartbeating(async (_ctx, beat) => {
-          const em = orm.em.fork();
-          const job = await loadVerificationWork(em, jobId);
-          const started = Date.now();
-          let sent = 0;
-          while (Date.now() - started < API_ACTIVITY_BUDGET_MS) {
-            const batch = await pendingApiAddresses(em, jobId, provider.maxBatch);
-            if (batch.length === 0) return { sent, remaining: 0 };
-            let verdicts;
-            try {
-              verdicts = await provider.verify(batch.map((a) => a.email));
-            } catch (error) {
-              throw toActivityFailure(error);
-            }
-            const rows = batch.map((a, i) => ({
-              id: a.id,
-              email: a.email,
-              result: verdicts[i]?.result ?? 'Unknown',
-              reason: verdicts[i]?.reason ?? 'no verdict returned',
-            }));
-            await recordApiVerdicts(em, job, rows, provider.name, API_PRICE_MICROS);
-            sent += batch.length;
-            beat();
+      return heartbeating(async (_ctx, beat) => {
+        const em = orm.em.fork();
+        const job = await loadVerificationWork(em, jobId);
+        const started = Date.now();
+        let sent = 0;
+        while (Date.now() - started < API_ACTIVITY_BUDGET_MS) {
+          const batch = await pendingApiAddresses(em, jobId, provider.maxBatch);
+          if (batch.length === 0) return { sent, remaining: 0 };
+          let verdicts;
+          try {
+            verdicts = await provider.verify(batch.map((a) => a.email));
+          } catch (error) {
+            throw toActivityFailure(error);
           }
-          return { sent, remaining: await pendingApiCount(em, jobId) };
-        }),
-      );
+          const rows = batch.map((a, i) => ({
+            id: a.id,
+            email: a.email,
+            result: verdicts[i]?.result ?? 'Unknown',
+            reason: verdicts[i]?.reason ?? 'no verdict returned',
+          }));
+          await recordApiVerdicts(em, job, rows, provider.name, API_PRICE_MICROS);
+          sent += batch.length;
+          beat();
+        }
+        return { sent, remaining: await pendingApiCount(em, jobId) };
+      });
     },
 
     async completeVerification({ jobId }: { jobId: string }): Promise<void> {
-      await guarded(() => completeVerificationJob(orm.em.fork(), jobId));
+      await completeVerificationJob(orm.em.fork(), jobId);
       log.info('verification job completed');
     },
 
@@ -143,10 +124,10 @@ export function verificationActivities(deps: ActivityDeps) {
         await failVerificationJob(orm.em.fork(), jobId, reason);
         log.warn('verification job failed', { reason });
       } catch (error) {
-        if (!(error instanceof VerificationJobGoneError)) throw error;
+        if (!(error instanceof JobGoneError)) throw error;
       }
     },
-  };
+  });
 }
 
 export type VerificationActivities = ReturnType<typeof verificationActivities>;

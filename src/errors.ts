@@ -38,3 +38,17 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
 export const invalidState = (message: string, currentState: string) =>
   new ApiError('invalid_state', message, { currentState });
+
+/** The Temporal failure type of a job gone, shared by the activities that raise it and the workflows that end on it. */
+export const JOB_GONE = 'JobGoneError';
+
+/**
+ * A job row deleted while its workflow runs (its list or organization was deleted): every repository of a job
+ * kind throws this when the row is missing; `activities/job-gone.ts` turns it into one non-retryable failure.
+ */
+export class JobGoneError extends Error {
+  constructor(kind: 'verification' | 'scrape' | 'enrichment', jobId: string) {
+    super(`${kind} job ${jobId} no longer exists`);
+    this.name = JOB_GONE;
+  }
+}

@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, wo
 import type { RetryPolicy } from '@temporalio/common';
 import type { EnrichmentActivities, SingleEnrichmentInput, SingleEnrichmentResult } from '../activities/enrichment.ts';
 import { emitJobEvent } from './job-events.ts';
+import { jobGone } from './job-gone.ts';
 
 export interface BulkEnrichmentInput {
   jobId: string;
@@ -64,6 +65,7 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
       }
     }
   } catch (error) {
+    if (jobGone(error)) return;
     if (!(error instanceof ActivityFailure)) throw error;
     const reason = failureReason(error);
     await failBulkEnrichment({ jobId, reason });

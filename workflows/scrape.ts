@@ -11,6 +11,7 @@ import {
 import type { ScrapeActivities } from '../activities/scrape.ts';
 import { pauseScrapeSignal, resumeScrapeSignal } from '../src/temporal/scrape-messages.ts';
 import { emitJobEvent } from './job-events.ts';
+import { jobGone } from './job-gone.ts';
 
 export interface ScrapeWorkflowInput {
   jobId: string;
@@ -35,7 +36,7 @@ const { processScrapeBatch } = proxyActivities<ScrapeActivities>({
     maximumInterval: '1 minute',
     // About ten minutes of a failing provider before the job is given up as failed.
     maximumAttempts: 14,
-    nonRetryableErrorTypes: ['ProviderAuthError', 'ScrapeJobMissingError'],
+    nonRetryableErrorTypes: ['ProviderAuthError'],
   },
 });
 
@@ -93,6 +94,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
       }
     }
   } catch (error) {
+    if (jobGone(error)) return;
     if (!(error instanceof ActivityFailure)) throw error;
     const reason = failureReason(error);
     await failScrapeJob({ jobId, reason });

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
+import { jobGone } from './job-gone.ts';
 import { acceptsDecision, type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
 import {
   type DecisionInput,
@@ -59,6 +60,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   let finishingSmtp = false;
   let decision: Decision | null = null;
   let decisionStored = false;
+  // Why storing the decision failed (the job gone): the main path ends on it as on its own failures.
+  let decisionFailure: unknown = null;
   const current = () => stage;
 
   setHandler(
@@ -73,9 +76,14 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
         }
       }
       stage = stageAfterDecision(chosen);
-      const stored = await db.recordVerificationDecision({ jobId, decision: chosen });
-      decisionStored = true;
-      return stored;
+      try {
+        const stored = await db.recordVerificationDecision({ jobId, decision: chosen });
+        decisionStored = true;
+        return stored;
+      } catch (error) {
+        decisionFailure = error;
+        throw error;
+      }
     },
     {
       validator: (_input: DecisionInput) => {
@@ -110,7 +118,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       await emitJobEvent('verification.awaiting_decision', jobId);
       const decided = await condition(() => decision !== null, input.decisionTimeoutMs);
       if (decided) {
-        await condition(() => decisionStored);
+        await condition(() => decisionStored || decisionFailure !== null);
+        if (!decisionStored) throw decisionFailure;
       } else {
         decision = 'accept_current';
         stage = 'completed';
@@ -131,6 +140,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       stage = 'completed';
     }
   } catch (error) {
+    if (jobGone(error)) return await condition(allHandlersFinished);
     const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
     await CancellationScope.nonCancellable(() => db.failVerification({ jobId, reason }));
     await CancellationScope.nonCancellable(() => emitJobEvent('verification.failed', jobId));

@@ -23,7 +23,7 @@ export interface BatchInput {
 export interface BatchStep {
   /** The cursor after this batch: where the next batch starts. */
   cursor: string | null;
-  /** The job is over (completed, stopped, failed or gone): no further batch. */
+  /** The job is over (completed, stopped or failed): no further batch. A job gone throws `JobGoneError`. */
   done: boolean;
 }
 
@@ -36,11 +36,11 @@ interface LeadFinds {
 class BatchAlreadyCommitted extends Error {}
 
 const factsOf = (lead: EnrichmentLeadRow): PersonFacts => ({
-  firstName: lead.first_name ?? undefined,
-  lastName: lead.last_name ?? undefined,
+  firstName: lead.firstName ?? undefined,
+  lastName: lead.lastName ?? undefined,
   title: lead.title ?? undefined,
   company: lead.company ?? undefined,
-  companyDomain: lead.company_domain ?? undefined,
+  companyDomain: lead.companyDomain ?? undefined,
 });
 
 /**
@@ -58,7 +58,7 @@ export async function enrichBulkBatch(
   heartbeat: () => void,
 ): Promise<BatchStep> {
   const job = await loadBulkWork(em, input.jobId);
-  if (!job || job.status !== 'processing') return { cursor: job?.cursor ?? null, done: true };
+  if (job.status !== 'processing') return { cursor: job.cursor, done: true };
   if (job.cursor !== input.after) return { cursor: job.cursor, done: false };
 
   const leads = job.lastLeadId
@@ -70,14 +70,14 @@ export async function enrichBulkBatch(
   // Nothing could be paid: stop without calling anyone.
   const broke = job.creditBalance <= 0;
   if (!broke && leads.length > 0) {
-    const urls = leads.flatMap((lead) => (lead.network_url ? [lead.network_url] : []));
+    const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
     const cache = await findFreshProfiles(em, job.organizationId, urls, cacheDays);
     const { chain, checker } = await prepareWaterfall(em, services, job.organizationId);
     await mapConcurrent(leads, LEAD_CONCURRENCY, async (lead) => {
-      const settled = lead.network_url ? (cache.get(lead.network_url)?.searched ?? []) : [];
+      const settled = lead.networkUrl ? (cache.get(lead.networkUrl)?.searched ?? []) : [];
       const searched = fields.filter((field) => !settled.includes(field));
       if (searched.length > 0) {
-        const result = await runWaterfall({ networkUrl: lead.network_url, person: factsOf(lead), fields: searched }, chain, checker);
+        const result = await runWaterfall({ networkUrl: lead.networkUrl, person: factsOf(lead), fields: searched }, chain, checker);
         finds.set(lead.id, { result, searched });
       }
       heartbeat();
@@ -90,7 +90,7 @@ export async function enrichBulkBatch(
     return await em.transactional(async (tx) => {
       await lockOrganization(tx, job.organizationId);
       if (!(await moveBulkCursor(tx, job.id, input.after, cursor))) throw new BatchAlreadyCommitted();
-      const urls = leads.flatMap((lead) => (lead.network_url ? [lead.network_url] : []));
+      const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
       const cache = await findFreshProfiles(tx, job.organizationId, urls, cacheDays);
       const changed = new Map<string, CachedProfile>();
       const writes: Array<{ id: string; values: Partial<Record<EnrichmentField, string>> }> = [];
@@ -103,7 +103,7 @@ export async function enrichBulkBatch(
       for (const lead of leads) {
         if (stopped) continue;
         const found = finds.get(lead.id);
-        const cached = lead.network_url ? cache.get(lead.network_url) : undefined;
+        const cached = lead.networkUrl ? cache.get(lead.networkUrl) : undefined;
         const delivery = await deliverFinds(
           tx,
           {
@@ -130,11 +130,11 @@ export async function enrichBulkBatch(
           succeeded++;
           writes.push({ id: lead.id, values: delivery.values });
         }
-        if (lead.network_url && found) {
+        if (lead.networkUrl && found) {
           const entry = mergeCacheEntry(
             cached,
             {
-              networkUrl: lead.network_url,
+              networkUrl: lead.networkUrl,
               person: found.result.person,
               values: delivery.values,
               searched: found.searched.filter((field) => !delivery.withheld.includes(field)),
@@ -144,8 +144,8 @@ export async function enrichBulkBatch(
           );
           if (entry) {
             // A later lead of this batch with the same profile gets it from the cache.
-            cache.set(lead.network_url, entry);
-            changed.set(lead.network_url, entry);
+            cache.set(lead.networkUrl, entry);
+            changed.set(lead.networkUrl, entry);
           }
         }
       }
@@ -159,6 +159,6 @@ export async function enrichBulkBatch(
   } catch (error) {
     if (!(error instanceof BatchAlreadyCommitted)) throw error;
     const now = await loadBulkWork(em, input.jobId);
-    return { cursor: now?.cursor ?? null, done: !now || now.status !== 'processing' };
+    return { cursor: now.cursor, done: now.status !== 'processing' };
   }
 }

@@ -4,6 +4,7 @@ import { expectError } from '../support/agent.ts';
 import { chargesOf, eventually, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
 import { MAIL, startEnrichmentWorld, withFastProviders, type EnrichmentWorld } from '../support/enrichment/world.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { hunterPersonKey } from '../support/providers/index.ts';
 
 const BATCH = 4;
@@ -277,5 +278,25 @@ describe('bulk enrichment', () => {
     expect(job.status).toBe('failed');
     expect(job.failureReason).toMatch(/enrichment provider cannot be used: pdl rejected the API key/);
     expect(job.failureReason).not.toContain(world.providers.keys.PDL_API_KEY);
+  });
+
+  it('ends quietly when its list (and so the job) is deleted between batches', async () => {
+    const { agent, organizationId } = await h.signup({ credits: 100 });
+    const people = Array.from({ length: 16 }, () => fullProfile('gone'));
+    const { listId } = await listWithLeads(agent, people.map((p) => ({ networkUrl: p.url })));
+    world.providers.pdl.setMode({ kind: 'delay', ms: 400 });
+    const created = await startBulk(agent, listId);
+    await eventually(
+      () => agent.get(`/api/enrichment/bulk/${created.jobId}`),
+      (r) => r.body.processedLeads > 0,
+      60_000,
+      50,
+    );
+    expect((await agent.delete(`/api/lists/${listId}`)).status).toBe(204);
+    await expectEndedOnJobGone(h, `enrichment-${created.jobId}`);
+    expectError(await agent.get(`/api/enrichment/bulk/${created.jobId}`), 404, 'not_found');
+    // What the committed batches charged stands; the ledger still sums to the balance.
+    const { sum, balance } = await ledgerOf(h, organizationId);
+    expect(sum).toBe(balance);
   });
 });

@@ -4,6 +4,7 @@ import { type Agent, expectError } from '../support/agent.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { ProviderRequestError } from '../../src/providers/errors.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
 import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForStatus } from '../support/scrape.ts';
@@ -291,6 +292,18 @@ describe('scrape workflow: provider failures', () => {
     } finally {
       await brave.stop();
     }
+  });
+});
+
+describe('scrape workflow: the job is gone', () => {
+  it('ends quietly when the job row is deleted while it runs (as with its organization)', async () => {
+    servers.serper.setMode({ kind: 'delay', ms: 15 });
+    const rows = companyRows(200, 3, servers.serper, 'gone');
+    const job = await upload(agent, scrapeForm(rows.csv));
+    await waitFor(() => counters(job.id), (c) => c.completed > 0);
+    await h.sql('delete from scrape_job where id = ?', [job.id]);
+    await expectEndedOnJobGone(h, `scrape-${job.id}`);
+    expectError(await agent.get(`/api/scrape/jobs/${job.id}`), 404, 'not_found');
   });
 });
 

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
+import { decisionUpdate } from '../../src/temporal/verification-messages.ts';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
+import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { standardAddressList, standardWorld } from '../support/mail-world/index.ts';
 import type { ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import {
@@ -67,6 +70,37 @@ describe('verification workflow', () => {
       'invalid_state',
     );
     expect(late.details.currentState).toBe('completed');
+  });
+
+  it('ends quietly when its list (and so the job) is deleted while it waits for a decision', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(
+      agent,
+      standardAddressList(32).map((a) => a.email),
+    );
+    const created = await startJob(agent, listId, 'smtp_api_fallback');
+    await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    expect((await agent.delete(`/api/lists/${listId}`)).status).toBe(204);
+    // The decision timeout's accept_current finds no job.
+    await expectEndedOnJobGone(h, `verification-${created.id}`);
+    expectError(await agent.get(`/api/verification/jobs/${created.id}`), 404, 'not_found');
+    expect(zb.requests).toHaveLength(0);
+  });
+
+  it('ends quietly when the job is gone as its decision is stored (the update fails, the workflow does not wait on)', async () => {
+    const { agent } = await h.signup();
+    const listId = await listWithEmails(
+      agent,
+      standardAddressList(32).map((a) => a.email),
+    );
+    const created = await startJob(agent, listId, 'smtp_api_fallback');
+    await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    // Deleted between the route's check and the update (here: the update sent straight to the workflow).
+    await h.sql('delete from verification_job where id = ?', [created.id]);
+    const handle = h.temporal.workflow.getHandle(`verification-${created.id}`);
+    await expect(handle.executeUpdate(decisionUpdate, { args: [{ decision: 'fill_all_gaps' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+    await expectEndedOnJobGone(h, `verification-${created.id}`);
+    expect(zb.requests).toHaveLength(0);
   });
 
   for (const [what, emails] of [

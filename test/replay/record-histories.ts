@@ -99,6 +99,32 @@ describe('record workflow histories', () => {
     await save('enrichment-bulk', workflowId('enrichment', bulk.body.jobId));
   });
 
+  it('job gone: a job of each kind deleted while its workflow runs', { timeout: 300_000 }, async () => {
+    // Verification: deleted with its list while it waits for a later greylisting attempt.
+    const listId = await listWithEmails(agent, addresses);
+    const verification = await startJob(agent, listId, 'smtp_only');
+    await waitForJob(agent, verification.id, (job) => job.deferredCount > 0);
+    expect((await agent.delete(`/api/lists/${listId}`)).status).toBe(204);
+    await h.temporal.workflow.getHandle(workflowId('verification', verification.id)).result();
+    await save('verification-job-gone', workflowId('verification', verification.id));
+
+    // Scrape: the job row deleted (as with its organization) as it starts.
+    const rows = Array.from({ length: 50 }, (_, i) => `Gone ${i},Head of Sales`).join('\n');
+    const scrape = await upload(agent, scrapeForm(`company,role\n${rows}\n`, { fileName: 'gone.csv' }));
+    await h.sql('delete from scrape_job where id = ?', [scrape.id]);
+    await h.temporal.workflow.getHandle(workflowId('scrape', scrape.id)).result();
+    await save('scrape-job-gone', workflowId('scrape', scrape.id));
+
+    // Bulk enrichment: deleted with its list as it starts.
+    const list = await agent.post('/api/lists', { name: 'enrich gone' });
+    expect((await agent.post(`/api/lists/${list.body.id}/leads`, { leads: [{ firstName: 'Gone' }] })).status).toBe(201);
+    const bulk = await agent.post('/api/enrichment/bulk', { listId: list.body.id });
+    expect(bulk.status).toBe(201);
+    expect((await agent.delete(`/api/lists/${list.body.id}`)).status).toBe(204);
+    await h.temporal.workflow.getHandle(workflowId('enrichment', bulk.body.jobId)).result();
+    await save('enrichment-job-gone', workflowId('enrichment', bulk.body.jobId));
+  });
+
   it('single verification of one address', { timeout: 120_000 }, async () => {
     const { key } = await createKey(agent, ['verification:write']);
     const email = `${person(SANDBOX_PEOPLE[4])}@acme.${SANDBOX_SUFFIX}`;

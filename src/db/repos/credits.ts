@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { creditsMoved } from '../../metrics.ts';
 import { newId } from '../entities/common.ts';
+import { kysely } from '../kysely.ts';
 
 export interface CreditEntry {
   organizationId: string;
@@ -29,26 +31,37 @@ export class InsufficientCreditsError extends Error {
 export async function applyCredits(em: EntityManager, entry: CreditEntry): Promise<{ applied: boolean; balance: number }> {
   if (!Number.isSafeInteger(entry.delta) || entry.delta === 0) throw new Error('credit delta must be a non-zero integer');
   const result = await em.transactional(async (tx) => {
-    const conn = tx;
-    const inserted = await conn.execute(
-      `insert into credit_ledger (id, organization_id, delta, reason, ref_type, ref_id, idempotency_key, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, now()) on conflict (idempotency_key) do nothing returning id`,
-      [newId(), entry.organizationId, entry.delta, entry.reason, entry.refType ?? null, entry.refId ?? null, entry.idempotencyKey],
-    );
-    if (inserted.length === 0) {
-      const [org] = await conn.execute(`select credit_balance from organization where id = ?`, [entry.organizationId]);
-      return { applied: false, balance: Number(org?.credit_balance ?? 0) };
-    }
-    const updated = await conn.execute(
-      `update organization set credit_balance = credit_balance + ? where id = ? and credit_balance + ? >= 0 returning credit_balance`,
-      [entry.delta, entry.organizationId, entry.delta],
-    );
-    if (updated.length === 0) {
-      const [org] = await conn.execute(`select credit_balance from organization where id = ?`, [entry.organizationId]);
+    const db = kysely(tx);
+    const balanceNow = () => db.selectFrom('organization').select('creditBalance').where('id', '=', entry.organizationId).executeTakeFirst();
+    const inserted = await db
+      .insertInto('credit_ledger')
+      .values({
+        id: newId(),
+        organization: entry.organizationId,
+        delta: entry.delta,
+        reason: entry.reason,
+        refType: entry.refType ?? null,
+        refId: entry.refId ?? null,
+        idempotencyKey: entry.idempotencyKey,
+        createdAt: sql`now()`,
+      })
+      .onConflict((oc) => oc.column('idempotencyKey').doNothing())
+      .returning('id')
+      .execute();
+    if (inserted.length === 0) return { applied: false, balance: Number((await balanceNow())?.creditBalance ?? 0) };
+    const updated = await db
+      .updateTable('organization')
+      .set((eb) => ({ creditBalance: eb('creditBalance', '+', entry.delta) }))
+      .where('id', '=', entry.organizationId)
+      .where((eb) => eb(eb('creditBalance', '+', entry.delta), '>=', 0))
+      .returning('creditBalance')
+      .executeTakeFirst();
+    if (!updated) {
+      const org = await balanceNow();
       if (!org) throw new Error(`organization ${entry.organizationId} does not exist`);
-      throw new InsufficientCreditsError(Number(org.credit_balance));
+      throw new InsufficientCreditsError(Number(org.creditBalance));
     }
-    return { applied: true, balance: Number(updated[0]!.credit_balance) };
+    return { applied: true, balance: Number(updated.creditBalance) };
   });
   if (result.applied) creditsMoved.inc({ direction: entry.delta < 0 ? 'charged' : 'granted' }, Math.abs(entry.delta));
   return result;

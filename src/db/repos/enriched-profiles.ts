@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { ENRICHMENT_FIELDS, type EnrichmentField } from '../../domain/enrichment.ts';
 import { newId } from '../entities/common.ts';
+import { kysely } from '../kysely.ts';
 
 /** The enrichment cache entry of one profile (see the EnrichedProfile entity). */
 export interface CachedProfile {
@@ -15,42 +17,9 @@ export interface CachedProfile {
   paidAt: Date;
 }
 
-interface ProfileRow {
-  network_url: string;
-  first_name: string | null;
-  last_name: string | null;
-  title: string | null;
-  company: string | null;
-  work_email: string | null;
-  personal_email: string | null;
-  phone: string | null;
-  searched_fields: string[] | string;
-  paid_at: Date | string;
-}
-
-/** PostgreSQL text[] as the driver may hand it back: already parsed, or as its `{a,b}` literal. */
-function parseTextArray(value: string[] | string): string[] {
-  if (Array.isArray(value)) return value;
-  const inner = value.replace(/^\{|\}$/g, '');
-  return inner === '' ? [] : inner.split(',');
-}
-
-function fromRow(row: ProfileRow): CachedProfile {
-  const values: Partial<Record<EnrichmentField, string>> = {};
-  if (row.work_email) values.workEmail = row.work_email;
-  if (row.personal_email) values.personalEmail = row.personal_email;
-  if (row.phone) values.phone = row.phone;
-  return {
-    networkUrl: row.network_url,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    title: row.title,
-    company: row.company,
-    values,
-    searched: ENRICHMENT_FIELDS.filter((f) => parseTextArray(row.searched_fields).includes(f)),
-    paidAt: new Date(row.paid_at),
-  };
-}
+const PROFILE_COLUMNS = [
+  'networkUrl', 'firstName', 'lastName', 'title', 'company', 'workEmail', 'personalEmail', 'phone', 'searchedFields', 'paidAt',
+] as const;
 
 /** Cache entries paid for within the last `cacheDays` days, by profile URL. */
 export async function findFreshProfiles(
@@ -61,13 +30,23 @@ export async function findFreshProfiles(
 ): Promise<Map<string, CachedProfile>> {
   const urls = [...new Set(networkUrls)];
   if (urls.length === 0 || cacheDays <= 0) return new Map();
-  const rows = await em.execute<ProfileRow[]>(
-    `select network_url, first_name, last_name, title, company, work_email, personal_email, phone, searched_fields, paid_at
-     from enriched_profile
-     where organization_id = ? and network_url in (?) and paid_at > now() - make_interval(days => ?)`,
-    [organizationId, urls, cacheDays],
+  const rows = await kysely(em)
+    .selectFrom('enriched_profile')
+    .select(PROFILE_COLUMNS)
+    .where('organization', '=', organizationId)
+    .where('networkUrl', 'in', urls)
+    .where('paidAt', '>', sql<Date>`now() - make_interval(days => ${cacheDays})`)
+    .execute();
+  return new Map(
+    rows.map(({ workEmail, personalEmail, phone, searchedFields, ...row }) => {
+      const values: Partial<Record<EnrichmentField, string>> = {};
+      if (workEmail) values.workEmail = workEmail;
+      if (personalEmail) values.personalEmail = personalEmail;
+      if (phone) values.phone = phone;
+      const searched = ENRICHMENT_FIELDS.filter((f) => searchedFields.includes(f));
+      return [row.networkUrl, { ...row, values, searched }];
+    }),
   );
-  return new Map(rows.map((row) => [row.network_url, fromRow(row)]));
 }
 
 export interface CacheUpdate {
@@ -101,7 +80,7 @@ export function mergeCacheEntry(fresh: CachedProfile | undefined, update: CacheU
   };
 }
 
-/** Writes entries in one statement (a stale entry of the same profile is replaced). */
+/** Writes entries in one statement (a stale entry of the same profile is replaced); a multi-row upsert, kept as SQL. */
 export async function saveCacheEntries(em: EntityManager, organizationId: string, entries: readonly CachedProfile[]): Promise<void> {
   if (entries.length === 0) return;
   const rows = entries.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, now())').join(', ');

@@ -1,14 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { estimateCredits, type EnrichmentField } from '../../domain/enrichment.ts';
-import { notFound } from '../../errors.ts';
+import { JobGoneError, notFound } from '../../errors.ts';
 import { EnrichmentJob } from '../entities/index.ts';
+import { kysely } from '../kysely.ts';
 import type { IEnrichmentJob } from '../entities/enrichment-job.ts';
 
 /** The list's lead count and newest lead: the job covers exactly these leads. */
 export async function listSnapshot(em: EntityManager, listId: string): Promise<{ totalLeads: number; lastLeadId: string | null }> {
-  const [count] = await em.execute<Array<{ n: string }>>(`select count(*) as n from lead where list_id = ?`, [listId]);
-  const [last] = await em.execute<Array<{ id: string }>>(`select id from lead where list_id = ? order by id desc limit 1`, [listId]);
-  return { totalLeads: Number(count?.n ?? 0), lastLeadId: last?.id ?? null };
+  const leads = kysely(em).selectFrom('lead').where('list', '=', listId);
+  const count = await leads.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const last = await leads.select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return { totalLeads: Number(count.n), lastLeadId: last?.id ?? null };
 }
 
 export async function createBulkJob(
@@ -54,27 +57,15 @@ export interface BulkWork {
   creditBalance: number;
 }
 
-export async function loadBulkWork(em: EntityManager, jobId: string): Promise<BulkWork | undefined> {
-  const [row] = await em.execute<
-    Array<{ id: string; organization_id: string; list_id: string; status: string; fields: string[] | string; cursor: string | null; last_lead_id: string | null; credit_balance: string | number }>
-  >(
-    `select j.id, j.organization_id, j.list_id, j.status, j.fields, j.cursor, j.last_lead_id, o.credit_balance
-     from enrichment_job j join organization o on o.id = j.organization_id where j.id = ?`,
-    [jobId],
-  );
-  if (!row) return undefined;
-  // The driver hands text[] back as an array, or as its literal when the column type is not registered.
-  const fields = Array.isArray(row.fields) ? row.fields : row.fields.replace(/^\{|\}$/g, '').split(',').filter(Boolean);
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    listId: row.list_id,
-    status: row.status,
-    fields: fields as EnrichmentField[],
-    cursor: row.cursor,
-    lastLeadId: row.last_lead_id,
-    creditBalance: Number(row.credit_balance),
-  };
+export async function loadBulkWork(em: EntityManager, jobId: string): Promise<BulkWork> {
+  const job = await kysely(em)
+    .selectFrom('enrichment_job as j')
+    .innerJoin('organization as o', 'o.id', 'j.organization')
+    .select(['j.id', 'j.organization as organizationId', 'j.list as listId', 'j.status', 'j.fields', 'j.cursor', 'j.lastLeadId', 'o.creditBalance'])
+    .where('j.id', '=', jobId)
+    .executeTakeFirst();
+  if (!job) throw new JobGoneError('enrichment', jobId);
+  return job;
 }
 
 /**
@@ -82,10 +73,14 @@ export async function loadBulkWork(em: EntityManager, jobId: string): Promise<Bu
  * batch already moved it (a batch commits once).
  */
 export async function moveBulkCursor(tx: EntityManager, jobId: string, from: string | null, to: string | null): Promise<boolean> {
-  const moved = await tx.execute(
-    `update enrichment_job set cursor = ?, updated_at = now() where id = ? and status = 'processing' and cursor is not distinct from ? returning id`,
-    [to, jobId, from],
-  );
+  const moved = await kysely(tx)
+    .updateTable('enrichment_job')
+    .set({ cursor: to, updatedAt: sql`now()` })
+    .where('id', '=', jobId)
+    .where('status', '=', 'processing')
+    .where('cursor', 'is not distinct from', from)
+    .returning('id')
+    .execute();
   return moved.length > 0;
 }
 
@@ -96,30 +91,38 @@ export async function recordBulkBatch(
   batch: { processed: number; succeeded: number; credits: number; done: boolean; stopped: boolean },
 ): Promise<void> {
   const { processed, succeeded, credits, done, stopped } = batch;
-  await tx.execute(
-    `update enrichment_job set
-       processed_leads = processed_leads + ?, success_count = success_count + ?, failed_count = failed_count + ?,
-       credits_used = credits_used + ?,
-       status = case when ? then 'completed' else status end,
-       stop_reason = case when ? then 'insufficient_credits' else stop_reason end,
-       skipped_count = case when ? then total_leads - processed_leads - ? else skipped_count end,
-       completed_at = case when ? then now() else completed_at end,
-       updated_at = now()
-     where id = ?`,
-    [processed, succeeded, processed - succeeded, credits, done, stopped, stopped, processed, done, jobId],
-  );
+  await kysely(tx)
+    .updateTable('enrichment_job')
+    .set((eb) => ({
+      processedLeads: eb('processedLeads', '+', processed),
+      successCount: eb('successCount', '+', succeeded),
+      failedCount: eb('failedCount', '+', processed - succeeded),
+      creditsUsed: eb('creditsUsed', '+', credits),
+      // Every SET expression reads the row as it was: the skipped leads are those before this batch's.
+      ...(stopped && { stopReason: 'insufficient_credits' as const, skippedCount: eb(eb('totalLeads', '-', eb.ref('processedLeads')), '-', processed) }),
+      ...(done && { status: 'completed' as const, completedAt: sql<Date>`now()` }),
+      updatedAt: sql<Date>`now()`,
+    }))
+    .where('id', '=', jobId)
+    .execute();
 }
 
 /** pending → processing (the workflow's first step). */
 export async function beginBulkJob(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(`update enrichment_job set status = 'processing', updated_at = now() where id = ? and status = 'pending'`, [jobId]);
+  await kysely(em)
+    .updateTable('enrichment_job')
+    .set({ status: 'processing', updatedAt: sql`now()` })
+    .where('id', '=', jobId)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** The job cannot go on (a provider rejected the key, retries exhausted): failed, with the reason. */
 export async function failBulkJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
-  await em.execute(
-    `update enrichment_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
-     where id = ? and status in ('pending', 'processing')`,
-    [reason.slice(0, 2000), jobId],
-  );
+  await kysely(em)
+    .updateTable('enrichment_job')
+    .set({ status: 'failed', failureReason: reason.slice(0, 2000), completedAt: sql`now()`, updatedAt: sql`now()` })
+    .where('id', '=', jobId)
+    .where('status', 'in', ['pending', 'processing'])
+    .execute();
 }

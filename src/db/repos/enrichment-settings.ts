@@ -66,6 +66,7 @@ export async function saveProviderSettings(
     else if (update?.apiKey !== undefined) apiKeyCiphertext = box.encrypt(update.apiKey, apiKeyContext(organizationId, provider));
     return { provider, enabled: update?.enabled ?? setting.enabled, priority: index + 1, apiKeyCiphertext };
   });
+  // A multi-row upsert: kept as SQL, which says it more plainly than the builder.
   await em.execute(
     `insert into enrichment_provider_setting (id, organization_id, provider, enabled, priority, api_key_ciphertext, created_at, updated_at)
      values ${next.map(() => '(?, ?, ?, ?, ?, ?, now(), now())').join(', ')}

@@ -1,9 +1,12 @@
 /** Idempotency keys (CONTRACT §9.2): claimed before a request runs, completed with the response it gave. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { newId } from '../entities/common.ts';
+import { kysely } from '../kysely.ts';
 
 /** How long a key holds its response. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
+const WINDOW_START = sql<Date>`now() - make_interval(hours => ${sql.lit(IDEMPOTENCY_WINDOW_HOURS)})`;
 
 export interface IdempotentRequest {
   organizationId: string;
@@ -22,7 +25,8 @@ export type Claim =
 
 /**
  * Takes the key for this request, or reports what holds it. The unique (organization, key) index settles a race:
- * of two concurrent first uses exactly one inserts. A key older than the window is taken over as if new.
+ * of two concurrent first uses exactly one inserts. A key older than the window is taken over as if new (the
+ * upsert with its takeover condition stays SQL: it reads better so than in the builder).
  */
 export async function claimKey(em: EntityManager, r: IdempotentRequest): Promise<Claim> {
   const conn = em.getConnection();
@@ -38,15 +42,17 @@ export async function claimKey(em: EntityManager, r: IdempotentRequest): Promise
     [id, r.organizationId, r.key, r.method, r.path, r.bodyHash ?? ''],
   );
   if (taken) return { kind: 'claimed', id: taken.id };
-  const [row] = await conn.execute(
-    `select method, path, body_hash, status, response, content_type from idempotency_key where organization_id = ? and key = ?`,
-    [r.organizationId, r.key],
-  );
+  const row = await kysely(em)
+    .selectFrom('idempotency_key')
+    .select(['method', 'path', 'bodyHash', 'status', 'response', 'contentType'])
+    .where('organization', '=', r.organizationId)
+    .where('key', '=', r.key)
+    .executeTakeFirst();
   // Released (a 5xx) between the insert and this read: the caller may simply send it again.
   if (!row) return { kind: 'running' };
-  if (row.method !== r.method || row.path !== r.path || (r.bodyHash !== null && row.body_hash !== r.bodyHash)) return { kind: 'mismatch' };
+  if (row.method !== r.method || row.path !== r.path || (r.bodyHash !== null && row.bodyHash !== r.bodyHash)) return { kind: 'mismatch' };
   if (row.status === null) return { kind: 'running' };
-  return { kind: 'done', bodyHash: row.body_hash, status: row.status, body: row.response ?? '', contentType: row.content_type };
+  return { kind: 'done', bodyHash: row.bodyHash, status: row.status, body: row.response ?? '', contentType: row.contentType };
 }
 
 export async function completeKey(
@@ -54,27 +60,27 @@ export async function completeKey(
   id: string,
   response: { status: number; body: string; contentType: string | null; bodyHash: string | null },
 ): Promise<void> {
-  await em
-    .getConnection()
-    .execute(`update idempotency_key set status = ?, response = ?, content_type = ?, body_hash = coalesce(?, body_hash) where id = ?`, [
-      response.status,
-      response.body,
-      response.contentType,
-      response.bodyHash,
-      id,
-    ]);
+  await kysely(em)
+    .updateTable('idempotency_key')
+    .set((eb) => ({
+      status: response.status,
+      response: response.body,
+      contentType: response.contentType,
+      bodyHash: eb.fn.coalesce(eb.val(response.bodyHash), eb.ref('bodyHash')),
+    }))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Deletes keys older than the window (they no longer count) in batches, so the delete stays short; answers how many. */
 export async function deleteExpiredKeys(em: EntityManager, batch = 5_000): Promise<number> {
   let total = 0;
   for (;;) {
-    const rows = await em.getConnection().execute(
-      `delete from idempotency_key where id in (
-         select id from idempotency_key where created_at < now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS}) limit ?
-       ) returning id`,
-      [batch],
-    );
+    const rows = await kysely(em)
+      .deleteFrom('idempotency_key')
+      .where('id', 'in', (eb) => eb.selectFrom('idempotency_key').select('id').where('createdAt', '<', WINDOW_START).limit(batch))
+      .returning('id')
+      .execute();
     total += rows.length;
     if (rows.length < batch) return total;
   }
@@ -82,5 +88,5 @@ export async function deleteExpiredKeys(em: EntityManager, batch = 5_000): Promi
 
 /** Forgets a claim whose request did not give a storable answer, so the same key may be sent again. */
 export async function releaseKey(em: EntityManager, id: string): Promise<void> {
-  await em.getConnection().execute(`delete from idempotency_key where id = ?`, [id]);
+  await kysely(em).deleteFrom('idempotency_key').where('id', '=', id).execute();
 }

@@ -6,6 +6,7 @@ import type { LeadInput } from '../../domain/lead-input.ts';
 import { newId } from '../entities/common.ts';
 import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';
+import { kysely } from '../kysely.ts';
 
 const INSERT_CHUNK = 1000;
 
@@ -58,29 +59,38 @@ export async function deleteLead(em: EntityManager, lead: ILead) {
   await em.nativeDelete(Lead, { id: lead.id });
 }
 
+const ENRICHMENT_FACTS = ['id', 'networkUrl', 'firstName', 'lastName', 'title', 'company', 'companyDomain'] as const;
+
 /** The person facts of a bulk-enrichment batch: up to `limit` leads of a list after `after`, up to `last`. */
 export interface EnrichmentLeadRow {
   id: string;
-  network_url: string | null;
-  first_name: string | null;
-  last_name: string | null;
+  networkUrl: string | null;
+  firstName: string | null;
+  lastName: string | null;
   title: string | null;
   company: string | null;
-  company_domain: string | null;
+  companyDomain: string | null;
 }
 
 export function leadsForEnrichment(
   em: EntityManager,
   range: { listId: string; after: string | null; last: string; limit: number },
 ): Promise<EnrichmentLeadRow[]> {
-  return em.execute<EnrichmentLeadRow[]>(
-    `select id, network_url, first_name, last_name, title, company, company_domain from lead
-     where list_id = ? and id <= ? ${range.after ? 'and id > ?' : ''} order by id limit ?`,
-    [range.listId, range.last, ...(range.after ? [range.after] : []), range.limit],
-  );
+  return kysely(em)
+    .selectFrom('lead')
+    .select(ENRICHMENT_FACTS)
+    .where('list', '=', range.listId)
+    .where('id', '<=', range.last)
+    .$if(range.after !== null, (q) => q.where('id', '>', range.after!))
+    .orderBy('id')
+    .limit(range.limit)
+    .execute();
 }
 
-/** Enrichment's delivered data onto the leads, one statement; fields not delivered keep their value. */
+/**
+ * Enrichment's delivered data onto the leads, one statement; fields not delivered keep their value. Kept as SQL:
+ * an update from a VALUES list reads better than its builder form.
+ */
 export async function writeEnrichedValues(
   tx: EntityManager,
   writes: ReadonlyArray<{ id: string; values: Partial<Record<EnrichmentField, string>> }>,

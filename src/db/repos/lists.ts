@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../errors.ts';
 import { List } from '../entities/index.ts';
 import type { IList } from '../entities/list.ts';
+import { kysely } from '../kysely.ts';
 
 export async function getList(em: EntityManager, organizationId: string, listId: string): Promise<IList> {
   const list = await em.findOne(List, { id: listId, organization: organizationId });
@@ -30,9 +31,11 @@ export async function deleteList(em: EntityManager, list: IList) {
 /** Lead counts for a page of lists in one grouped query. */
 export async function leadCounts(em: EntityManager, listIds: string[]): Promise<Map<string, number>> {
   if (listIds.length === 0) return new Map();
-  const rows = await em.execute<Array<{ list_id: string; n: string }>>(
-    `select list_id, count(*) as n from lead where list_id in (${listIds.map(() => '?').join(', ')}) group by list_id`,
-    listIds,
-  );
-  return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
+  const rows = await kysely(em)
+    .selectFrom('lead')
+    .select((eb) => ['list', eb.fn.countAll().as('n')])
+    .where('list', 'in', listIds)
+    .groupBy('list')
+    .execute();
+  return new Map(rows.map((r) => [r.list, Number(r.n)]));
 }

@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { ScrapeItemStatus, ScrapeRowValues } from '../../domain/scrape.ts';
 import { newId } from '../entities/common.ts';
+import { kysely } from '../kysely.ts';
 
-/** An item as reads, downloads, searches and syncs see it (snake_case columns mapped once, here). */
+/** An item as reads, downloads, searches and syncs see it. */
 export interface ScrapeItemRow extends ScrapeRowValues {
   id: string;
   rowNumber: number;
@@ -12,8 +13,12 @@ export interface ScrapeItemRow extends ScrapeRowValues {
   error: string | null;
 }
 
-const COLUMNS = `id, row_number as "rowNumber", status, company, role, first_name as "firstName", last_name as "lastName",
-  domain, network_url as "networkUrl", error`;
+const COLUMNS = ['id', 'rowNumber', 'status', 'company', 'role', 'firstName', 'lastName', 'domain', 'networkUrl', 'error'] as const;
+
+/*
+ * Statements that take their rows as one JSON parameter (insert, settle, mark synced) stay SQL: a recordset
+ * or a CTE chain reads better as SQL than in the builder, and one parameter keeps the statement's shape fixed.
+ */
 
 /** One statement per batch: the rows travel as one JSON parameter, not thousands of placeholders. */
 export async function insertScrapeItems(
@@ -40,10 +45,15 @@ export async function insertScrapeItems(
 
 /** The next pending items after a row, in row order: the workflow's cursor. */
 export function pendingItemsAfter(em: EntityManager, jobId: string, afterRow: number, limit: number): Promise<ScrapeItemRow[]> {
-  return em.execute<ScrapeItemRow[]>(
-    `select ${COLUMNS} from scrape_item where job_id = ? and row_number > ? and status = 'pending' order by row_number limit ?`,
-    [jobId, afterRow, limit],
-  );
+  return kysely(em)
+    .selectFrom('scrape_item')
+    .select(COLUMNS)
+    .where('job', '=', jobId)
+    .where('rowNumber', '>', afterRow)
+    .where('status', '=', 'pending')
+    .orderBy('rowNumber')
+    .limit(limit)
+    .execute();
 }
 
 /** Keyset page of a job's items in row order (detail, download, sync). */
@@ -54,12 +64,16 @@ export function itemsAfter(
   limit: number,
   filter: { foundOnly?: boolean; unsyncedOnly?: boolean } = {},
 ): Promise<ScrapeItemRow[]> {
-  const found = filter.foundOnly ? ` and status = 'found'` : '';
-  const unsynced = filter.unsyncedOnly ? ` and synced_at is null` : '';
-  return em.execute<ScrapeItemRow[]>(
-    `select ${COLUMNS} from scrape_item where job_id = ? and row_number > ?${found}${unsynced} order by row_number limit ?`,
-    [jobId, afterRow, limit],
-  );
+  return kysely(em)
+    .selectFrom('scrape_item')
+    .select(COLUMNS)
+    .where('job', '=', jobId)
+    .where('rowNumber', '>', afterRow)
+    .$if(filter.foundOnly === true, (q) => q.where('status', '=', 'found'))
+    .$if(filter.unsyncedOnly === true, (q) => q.where('syncedAt', 'is', null))
+    .orderBy('rowNumber')
+    .limit(limit)
+    .execute();
 }
 
 export interface ItemOutcome {
@@ -122,5 +136,5 @@ export async function markItemsSynced(em: EntityManager, itemIds: string[]): Pro
 
 /** Forgets earlier syncs: their leads went with a deleted list. */
 export async function clearItemsSynced(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(`update scrape_item set synced_at = null where job_id = ? and synced_at is not null`, [jobId], 'run');
+  await kysely(em).updateTable('scrape_item').set({ syncedAt: null }).where('job', '=', jobId).where('syncedAt', 'is not', null).execute();
 }

@@ -1,7 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { ScrapeInputType, ScrapeJobStatus } from '../../domain/scrape.ts';
-import { invalidState, notFound } from '../../errors.ts';
+import { invalidState, JobGoneError, notFound } from '../../errors.ts';
 import { ScrapeJob } from '../entities/index.ts';
+import { kysely } from '../kysely.ts';
 import type { IScrapeJob } from '../entities/scrape-job.ts';
 
 export async function getScrapeJob(em: EntityManager, organizationId: string, jobId: string): Promise<IScrapeJob> {
@@ -35,11 +37,14 @@ export async function changeScrapeControl(
   from: readonly ScrapeJobStatus[],
   to: ScrapeJobStatus,
 ): Promise<IScrapeJob> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `update scrape_job set status = ?, control_version = control_version + 1, updated_at = now()
-     where id = ? and organization_id = ? and status in (${from.map(() => '?').join(', ')}) returning id`,
-    [to, jobId, organizationId, ...from],
-  );
+  const rows = await kysely(em)
+    .updateTable('scrape_job')
+    .set((eb) => ({ status: to, controlVersion: eb('controlVersion', '+', 1), updatedAt: sql`now()` }))
+    .where('id', '=', jobId)
+    .where('organization', '=', organizationId)
+    .where('status', 'in', from)
+    .returning('id')
+    .execute();
   const job = await getScrapeJob(em, organizationId, jobId);
   if (rows.length === 0) throw invalidState(`A ${job.status} scrape job cannot be ${to === 'paused' ? 'paused' : 'resumed'}`, job.status);
   return job;
@@ -52,17 +57,20 @@ export interface ScrapeJobControl {
   inputType: ScrapeInputType;
 }
 
-export async function readScrapeControl(em: EntityManager, jobId: string): Promise<ScrapeJobControl | null> {
-  const [row] = await em.execute<Array<{ status: ScrapeJobStatus; control_version: number; input_type: ScrapeInputType }>>(
-    `select status, control_version, input_type from scrape_job where id = ?`,
-    [jobId],
-  );
-  return row ? { status: row.status, controlVersion: row.control_version, inputType: row.input_type } : null;
+export async function readScrapeControl(em: EntityManager, jobId: string): Promise<ScrapeJobControl> {
+  const row = await kysely(em).selectFrom('scrape_job').select(['status', 'controlVersion', 'inputType']).where('id', '=', jobId).executeTakeFirst();
+  if (!row) throw new JobGoneError('scrape', jobId);
+  return row;
 }
 
 /** `pending` → `processing` when the first batch starts; a job paused before it started stays paused. */
 export async function markScrapeJobStarted(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(`update scrape_job set status = 'processing', updated_at = now() where id = ? and status = 'pending'`, [jobId], 'run');
+  await kysely(em)
+    .updateTable('scrape_job')
+    .set({ status: 'processing', updatedAt: sql`now()` })
+    .where('id', '=', jobId)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /**
@@ -70,19 +78,25 @@ export async function markScrapeJobStarted(em: EntityManager, jobId: string): Pr
  * every item is processed). False when items are still pending, so the caller goes on processing.
  */
 export async function completeScrapeJob(em: EntityManager, jobId: string): Promise<boolean> {
-  const rows = await em.execute<Array<{ status: string }>>(
-    `update scrape_job set status = 'completed', completed_at = now(), updated_at = now()
-     where id = ? and status in ('pending', 'processing', 'paused')
-       and not exists (select 1 from scrape_item where job_id = ? and status = 'pending')
-     returning status`,
-    [jobId, jobId],
-  );
+  const rows = await kysely(em)
+    .updateTable('scrape_job')
+    .set({ status: 'completed', completedAt: sql`now()`, updatedAt: sql`now()` })
+    .where('id', '=', jobId)
+    .where('status', 'in', ['pending', 'processing', 'paused'])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('scrape_item').select(sql`1`.as('one')).where('job', '=', jobId).where('status', '=', 'pending'))),
+    )
+    .returning('status')
+    .execute();
   if (rows.length > 0) return true;
-  const control = await readScrapeControl(em, jobId);
-  return control === null || control.status === 'completed' || control.status === 'failed';
+  const { status } = await readScrapeControl(em, jobId);
+  return status === 'completed' || status === 'failed';
 }
 
-/** The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job. */
+/**
+ * The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job.
+ * Kept as SQL: one statement whose CTE updates the job and then its items reads better than its builder form.
+ */
 export async function failScrapeJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
   await em.execute(
     `with job as (

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { companyDomainOf } from '../../domain/scrape.ts';
 import { notFound } from '../../errors.ts';
 import { LeadInputSchema } from '../../domain/lead-input.ts';
+import { kysely } from '../kysely.ts';
 import { insertLeads } from './leads.ts';
 import { createList } from './lists.ts';
 import { clearItemsSynced, itemsAfter, markItemsSynced, type ScrapeItemRow } from './scrape-items.ts';
@@ -32,23 +34,25 @@ const toLead = (item: ScrapeItemRow) =>
  */
 export async function syncScrapeJob(em: EntityManager, organizationId: string, jobId: string): Promise<ScrapeSyncResult> {
   return em.transactional(async (tx) => {
-    const [job] = await tx.execute<Array<{ name: string; list_id: string | null }>>(
-      `select name, list_id from scrape_job where id = ? and organization_id = ? for update`,
-      [jobId, organizationId],
-    );
+    const job = await kysely(tx)
+      .selectFrom('scrape_job')
+      .select(['name', 'list'])
+      .where('id', '=', jobId)
+      .where('organization', '=', organizationId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!job) throw notFound('Scrape job');
 
-    let listId = job.list_id;
+    let listId = job.list;
     let listName: string;
     if (listId) {
-      const [list] = await tx.execute<Array<{ name: string }>>(`select name from lead_list where id = ?`, [listId]);
-      listName = list!.name;
+      ({ name: listName } = await kysely(tx).selectFrom('lead_list').select('name').where('id', '=', listId).executeTakeFirstOrThrow());
     } else {
       // No list yet, or the user deleted it (and its leads with it): a new list gets every found item.
       const list = await createList(tx, organizationId, { name: job.name });
       listId = list.id;
       listName = list.name;
-      await tx.execute(`update scrape_job set list_id = ?, updated_at = now() where id = ?`, [listId, jobId], 'run');
+      await kysely(tx).updateTable('scrape_job').set({ list: listId, updatedAt: sql`now()` }).where('id', '=', jobId).execute();
       await clearItemsSynced(tx, jobId);
     }
 

@@ -13,18 +13,11 @@ import {
   type VerificationMethod,
   type VerificationStage,
 } from '../../domain/verification.ts';
+import { JobGoneError } from '../../errors.ts';
 import { newId } from '../entities/common.ts';
 import { recordDeferred, settleDeferred } from './verification-deferred.ts';
 import { WRITE_BATCH_TO_LEADS } from './lead-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './verification-transcript.ts';
-
-/** The job was deleted (with its list) while its workflow ran. */
-export class VerificationJobGoneError extends Error {
-  constructor(jobId: string) {
-    super(`verification job ${jobId} no longer exists`);
-    this.name = 'VerificationJobGoneError';
-  }
-}
 
 export interface VerificationWork {
   id: string;
@@ -39,7 +32,7 @@ export async function loadVerificationWork(em: EntityManager, jobId: string, loc
     `select id, organization_id, list_id, verification_method, verification_stage from verification_job where id = ?${lock ? ' for update' : ''}`,
     [jobId],
   );
-  if (!row) throw new VerificationJobGoneError(jobId);
+  if (!row) throw new JobGoneError('verification', jobId);
   return {
     id: row.id,
     organizationId: row.organization_id,

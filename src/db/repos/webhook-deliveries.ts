@@ -1,7 +1,9 @@
 /** Webhook events and their deliveries (CONTRACT §9.3): recorded once, updated after every attempt, listed as the delivery log. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { DeliveryStatus, WebhookEvent } from '../../domain/webhook-events.ts';
 import { newId } from '../entities/common.ts';
+import { kysely } from '../kysely.ts';
 
 export interface EventRecord {
   id: string;
@@ -14,14 +16,13 @@ export interface EventRecord {
 
 /** The event of this job and type: the one stored before (a re-run keeps the first body), else this one. */
 export async function recordEvent(em: EntityManager, event: EventRecord): Promise<{ id: string }> {
-  const conn = em.getConnection();
-  await conn.execute(
-    `insert into webhook_event (id, organization_id, type, job_id, body, created_at) values (?, ?, ?, ?, ?, ?)
-     on conflict (job_id, type) do nothing`,
-    [event.id, event.organizationId, event.type, event.jobId, event.body, event.createdAt],
-  );
-  const [row] = await conn.execute(`select id from webhook_event where job_id = ? and type = ?`, [event.jobId, event.type]);
-  return { id: row!.id };
+  const db = kysely(em);
+  await db
+    .insertInto('webhook_event')
+    .values({ id: event.id, organization: event.organizationId, type: event.type, jobId: event.jobId, body: event.body, createdAt: event.createdAt })
+    .onConflict((oc) => oc.columns(['jobId', 'type']).doNothing())
+    .execute();
+  return db.selectFrom('webhook_event').select('id').where('jobId', '=', event.jobId).where('type', '=', event.type).executeTakeFirstOrThrow();
 }
 
 /**
@@ -29,21 +30,23 @@ export async function recordEvent(em: EntityManager, event: EventRecord): Promis
  * event); answers the ids of the event's deliveries still pending, so a re-run starts what it had not.
  */
 export async function addDeliveries(em: EntityManager, event: { id: string; organizationId: string; type: WebhookEvent }): Promise<string[]> {
-  const conn = em.getConnection();
-  const endpoints = await conn.execute(
-    `select id from webhook_endpoint
-      where organization_id = ? and disabled_at is null and (events @> array['*']::text[] or events @> array[?]::text[])`,
-    [event.organizationId, event.type],
-  );
+  const db = kysely(em);
+  const endpoints = await db
+    .selectFrom('webhook_endpoint')
+    .select('id')
+    .where('organization', '=', event.organizationId)
+    .where('disabledAt', 'is', null)
+    .where((eb) => eb.or([eb('events', '@>', sql<string[]>`array['*']::text[]`), eb('events', '@>', sql<string[]>`array[${event.type}]::text[]`)]))
+    .execute();
   for (const endpoint of endpoints) {
-    await conn.execute(
-      `insert into webhook_delivery (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
-       values (?, ?, ?, 'pending', 0, now(), now()) on conflict (endpoint_id, event_id) do nothing`,
-      [newId(), endpoint.id, event.id],
-    );
+    await db
+      .insertInto('webhook_delivery')
+      .values({ id: newId(), endpoint: endpoint.id, event: event.id, status: 'pending', attempts: 0, nextAttemptAt: sql`now()`, createdAt: sql`now()` })
+      .onConflict((oc) => oc.columns(['endpoint', 'event']).doNothing())
+      .execute();
   }
-  const pending = await conn.execute(`select id from webhook_delivery where event_id = ? and status = 'pending' order by id`, [event.id]);
-  return pending.map((row) => row.id as string);
+  const pending = await db.selectFrom('webhook_delivery').select('id').where('event', '=', event.id).where('status', '=', 'pending').orderBy('id').execute();
+  return pending.map((row) => row.id);
 }
 
 export interface DeliveryTarget {
@@ -58,23 +61,23 @@ export interface DeliveryTarget {
 }
 
 export async function deliveryTarget(em: EntityManager, deliveryId: string): Promise<DeliveryTarget | null> {
-  const [row] = await em.getConnection().execute(
-    `select d.status, e.id as endpoint_id, e.url, e.secret_ciphertext, e.organization_id, e.disabled_at is not null as disabled, ev.id as event_id, ev.body
-       from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id join webhook_event ev on ev.id = d.event_id
-      where d.id = ?`,
-    [deliveryId],
-  );
-  if (!row) return null;
-  return {
-    status: row.status,
-    url: row.url,
-    secretCiphertext: row.secret_ciphertext,
-    organizationId: row.organization_id,
-    endpointId: row.endpoint_id,
-    endpointDisabled: row.disabled,
-    eventId: row.event_id,
-    body: row.body,
-  };
+  const target = await kysely(em)
+    .selectFrom('webhook_delivery as d')
+    .innerJoin('webhook_endpoint as e', 'e.id', 'd.endpoint')
+    .innerJoin('webhook_event as ev', 'ev.id', 'd.event')
+    .select((eb) => [
+      'd.status',
+      'e.id as endpointId',
+      'e.url',
+      'e.secretCiphertext',
+      'e.organization as organizationId',
+      eb('e.disabledAt', 'is not', null).$castTo<boolean>().as('endpointDisabled'),
+      'ev.id as eventId',
+      'ev.body',
+    ])
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+  return target ?? null;
 }
 
 export interface AttemptRecord {
@@ -87,16 +90,22 @@ export interface AttemptRecord {
 }
 
 export async function recordAttempt(em: EntityManager, deliveryId: string, a: AttemptRecord): Promise<void> {
-  await em.getConnection().execute(
-    `update webhook_delivery set status = ?, attempts = attempts + ?, last_status_code = ?,
-            last_error = ?, next_attempt_at = ? where id = ?`,
-    [a.status, a.attempted ? 1 : 0, a.statusCode, a.error, a.nextAttemptAt, deliveryId],
-  );
+  await kysely(em)
+    .updateTable('webhook_delivery')
+    .set((eb) => ({
+      status: a.status,
+      attempts: eb('attempts', '+', a.attempted ? 1 : 0),
+      lastStatusCode: a.statusCode,
+      lastError: a.error,
+      nextAttemptAt: a.nextAttemptAt,
+    }))
+    .where('id', '=', deliveryId)
+    .execute();
 }
 
 /** A receiver answered 410: nothing more is sent to it. */
 export async function disableEndpoint(em: EntityManager, endpointId: string): Promise<void> {
-  await em.getConnection().execute(`update webhook_endpoint set disabled_at = now() where id = ? and disabled_at is null`, [endpointId]);
+  await kysely(em).updateTable('webhook_endpoint').set({ disabledAt: sql`now()` }).where('id', '=', endpointId).where('disabledAt', 'is', null).execute();
 }
 
 export interface DeliveryRow {
@@ -111,42 +120,35 @@ export interface DeliveryRow {
   createdAt: Date;
 }
 
-const DELIVERY_COLUMNS = `d.id, d.event_id, ev.type, d.status, d.attempts, d.last_status_code, d.last_error, d.next_attempt_at, d.created_at`;
-
-const toRow = (r: Record<string, unknown>): DeliveryRow => ({
-  id: r.id as string,
-  eventId: r.event_id as string,
-  type: r.type as WebhookEvent,
-  status: r.status as DeliveryStatus,
-  attempts: r.attempts as number,
-  lastStatusCode: (r.last_status_code as number | null) ?? null,
-  lastError: (r.last_error as string | null) ?? null,
-  nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at as string) : null,
-  createdAt: new Date(r.created_at as string),
-});
+/** Deliveries with their event's type, as the delivery log shows them. */
+const deliveries = (em: EntityManager) =>
+  kysely(em)
+    .selectFrom('webhook_delivery as d')
+    .innerJoin('webhook_event as ev', 'ev.id', 'd.event')
+    .select(['d.id', 'd.event as eventId', 'ev.type', 'd.status', 'd.attempts', 'd.lastStatusCode', 'd.lastError', 'd.nextAttemptAt', 'd.createdAt']);
 
 /** An endpoint's deliveries, newest first. */
 export async function pageDeliveries(em: EntityManager, endpointId: string, offset: number, limit: number): Promise<{ rows: DeliveryRow[]; total: number }> {
-  const conn = em.getConnection();
-  const [rows, [count]] = await Promise.all([
-    conn.execute(
-      `select ${DELIVERY_COLUMNS} from webhook_delivery d join webhook_event ev on ev.id = d.event_id
-        where d.endpoint_id = ? order by d.id desc offset ? limit ?`,
-      [endpointId, offset, limit],
-    ),
-    conn.execute(`select count(*)::int as total from webhook_delivery where endpoint_id = ?`, [endpointId]),
+  const [rows, count] = await Promise.all([
+    deliveries(em).where('d.endpoint', '=', endpointId).orderBy('d.id', 'desc').offset(offset).limit(limit).execute(),
+    kysely(em)
+      .selectFrom('webhook_delivery')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where('endpoint', '=', endpointId)
+      .executeTakeFirstOrThrow(),
   ]);
-  return { rows: rows.map(toRow), total: count!.total };
+  return { rows, total: Number(count.total) };
 }
 
 /** Sets the delivery pending again for a manual retry; null when the endpoint has no such delivery. */
 export async function reopenDelivery(em: EntityManager, endpointId: string, deliveryId: string): Promise<DeliveryRow | null> {
-  const [row] = await em.getConnection().execute(
-    `with reopened as (
-       update webhook_delivery set status = 'pending', next_attempt_at = now() where id = ? and endpoint_id = ? returning *
-     )
-     select ${DELIVERY_COLUMNS} from reopened d join webhook_event ev on ev.id = d.event_id`,
-    [deliveryId, endpointId],
-  );
-  return row ? toRow(row) : null;
+  const reopened = await kysely(em)
+    .updateTable('webhook_delivery')
+    .set({ status: 'pending', nextAttemptAt: sql`now()` })
+    .where('id', '=', deliveryId)
+    .where('endpoint', '=', endpointId)
+    .returning('id')
+    .executeTakeFirst();
+  if (!reopened) return null;
+  return (await deliveries(em).where('d.id', '=', deliveryId).executeTakeFirst()) ?? null;
 }
