@@ -33,13 +33,24 @@ export function createAppMetrics(deps: AppDeps) {
     },
   });
 
+  // One child per series, found by a plain string key: prom-client hashes a labels object on every observe.
+  const series = new Map<string, { observe: (seconds: number) => void }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = series.get(key);
+    if (!child) {
+      child = requests.labels(method, route, String(status));
+      series.set(key, child);
+    }
+    return child;
+  };
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
       // The route pattern, not the path: one series per route whatever the IDs in it.
-      requests.observe({ method: c.req.method, route: c.req.routePath, status: String(c.res.status) }, (performance.now() - started) / 1000);
+      seriesOf(c.req.method, c.req.routePath, c.res.status).observe((performance.now() - started) / 1000);
     }
   };
 

@@ -39,6 +39,9 @@ describe('Idempotency-Key (CONTRACT §9.2)', () => {
     const again = await agent.post(`/api/lists/${listId}/leads`, body, keyed(key));
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotency-replayed')).toBe('true');
+    // The replay is a response of its own: its own request id.
+    expect(again.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
     expect(again.body).toEqual(first.body);
     const [{ count }] = await h.sql(`select count(*)::int as count from lead where list_id = ?`, [listId]);
     expect(count).toBe(2);

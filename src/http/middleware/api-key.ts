@@ -3,6 +3,7 @@ import type { ApiKeyCheck } from '../../auth/api-key-cache.ts';
 import { addLogContext } from '../../log.ts';
 import type { AppEnv, Scope } from '../env.ts';
 import { ApiError } from '../../errors.ts';
+import { errorBody, statusOf } from '../errors.ts';
 import { requestHeader } from '../request-header.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 
@@ -20,6 +21,12 @@ const REFUSALS: Record<Refusal, ApiError> = {
   revoked: refusal('revoked', 'The API key has been revoked'),
   expired: refusal('expired', 'The API key has expired'),
 };
+// Their bodies, serialized once: a refusal is answered here rather than thrown through every layer to
+// the error handler (each async layer would reject in turn), with the bytes the handler would send.
+const REFUSAL_BODIES = Object.fromEntries(
+  Object.entries(REFUSALS).map(([reason, error]) => [reason, JSON.stringify(errorBody(error))]),
+) as Record<Refusal, string>;
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /**
  * Integration routes: an `X-API-Key` holding any one of `scopes`, acting for the key's organization.
@@ -30,7 +37,7 @@ export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEn
   return async (c, next) => {
     const { keys } = c.get('deps');
     const check = await keys.check(requestHeader(c, 'x-api-key'));
-    if (!check.ok) throw REFUSALS[check.reason];
+    if (!check.ok) return c.body(REFUSAL_BODIES[check.reason], statusOf(REFUSALS[check.reason]), JSON_TYPE);
     const { apiKey } = check;
     addLogContext({ organizationId: apiKey.organizationId });
     c.set('principal', { kind: 'api_key', organizationId: apiKey.organizationId, userId: null, apiKeyId: apiKey.id, scopes: apiKey.scopes });

@@ -46,7 +46,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (streamed && (await digestOf(c.req.raw)) !== claim.bodyHash) {
       throw new ApiError('unprocessable', 'This Idempotency-Key was used for a different request', { reason: 'idempotency_key_reused' });
     }
-    const headers: Record<string, string> = { [REPLAYED_HEADER]: 'true' };
+    const headers: Record<string, string> = { [REPLAYED_HEADER]: 'true', 'X-Request-Id': c.get('requestId') };
     if (claim.contentType) headers['Content-Type'] = claim.contentType;
     return new Response(claim.status === 204 ? null : claim.body, { status: claim.status, headers });
   }

@@ -16,9 +16,10 @@ export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set('requestId', requestId);
     c.set('deps', deps);
     c.set('em', deps.orm.em.fork());
+    // Every answer built through the context carries it; reading `c.res.headers` afterwards to catch the
+    // others would build a fetch Headers for every response, so the one raw Response (an idempotent
+    // replay) sets it itself.
     c.header('X-Request-Id', requestId);
     await next();
-    // Only answers built without the context (a raw Response) lack it by now.
-    if (!c.res.headers.has('X-Request-Id')) c.res.headers.set('X-Request-Id', requestId);
   };
 }
