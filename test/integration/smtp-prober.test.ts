@@ -1,8 +1,9 @@
+import { hostOf, testProber } from '../support/mail-world/prober.ts';
 import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ProbeOutcome, SmtpProberOptions } from '../../src/smtp/prober.ts';
-import { DomainMismatchError, SmtpProber, SmtpProberConfigError } from '../../src/smtp/prober.ts';
-import type { MailHost, MailWorld, StandardDomain } from '../support/mail-world/index.ts';
+import type { ProbeOutcome, SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
+import { DomainMismatchError, SmtpProberConfigError } from '../../src/smtp/prober.ts';
+import type { MailWorld, StandardDomain } from '../support/mail-world/index.ts';
 import {
   knownAddress,
   STANDARD_DOMAINS,
@@ -18,25 +19,10 @@ const TIMEOUT_MS = 500;
 const GREYLIST_DELAY_MS = 200;
 const ENVELOPE_VERBS = new Set(['EHLO', 'HELO', 'STARTTLS', 'MAIL', 'RCPT', 'RSET', 'QUIT']);
 
-function proberFor(world: MailWorld, overrides: Partial<SmtpProberOptions> = {}): SmtpProber {
-  return new SmtpProber({
-    helo: 'prober.test',
-    from: 'verify@prober.test',
-    port: world.port,
-    timeoutMs: TIMEOUT_MS,
-    concurrency: 100,
-    perHost: 2,
-    dnsServers: world.dnsServers,
-    greylistDelayMs: GREYLIST_DELAY_MS,
-    ...overrides,
-  });
-}
+const proberFor = (world: MailWorld, overrides: Partial<SmtpProberOptions> = {}): SmtpProber =>
+  testProber(world, { timeoutMs: TIMEOUT_MS, greylistDelayMs: GREYLIST_DELAY_MS, ...overrides });
 
-function host(world: MailWorld, name: string): MailHost {
-  const found = world.servers[name];
-  if (!found) throw new Error(`no host ${name} in this world`);
-  return found;
-}
+const host = hostOf;
 
 /** What each kind of domain's reason must say, for an existing and a non-existing mailbox. */
 const REASONS: Record<StandardDomain, { known: RegExp; unknown: RegExp }> = {

@@ -1,7 +1,8 @@
+import { hostOf, testProber } from '../support/mail-world/prober.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmtpProberOptions } from '../../src/smtp/prober.ts';
 import { TRIAL_REJECTS } from '../../src/smtp/pacing.ts';
-import { SmtpProber } from '../../src/smtp/prober.ts';
+import type { SmtpProber } from '../../src/smtp/prober.ts';
 import type { HostBehaviour, MailHost, MailWorld } from '../support/mail-world/index.ts';
 import { startMailWorld } from '../support/mail-world/index.ts';
 
@@ -27,25 +28,9 @@ const mx = (host: string, ip: string, behaviour: HostBehaviour, preference = 10)
 
 let world: MailWorld;
 
-function proberFor(overrides: Partial<SmtpProberOptions> = {}): SmtpProber {
-  return new SmtpProber({
-    helo: 'prober.test',
-    from: 'verify@prober.test',
-    port: world.port,
-    timeoutMs: 2_000,
-    concurrency: 100,
-    perHost: 2,
-    dnsServers: world.dnsServers,
-    greylistDelayMs: 100,
-    ...overrides,
-  });
-}
+const proberFor = (overrides: Partial<SmtpProberOptions> = {}): SmtpProber => testProber(world, overrides);
 
-function host(name: string): MailHost {
-  const found = world.servers[name];
-  if (!found) throw new Error(`no host ${name}`);
-  return found;
-}
+const host = (name: string): MailHost => hostOf(world, name);
 
 const verbsOf = (commands: string[]) => commands.map((line) => line.split(' ', 1)[0]?.toUpperCase());
 
@@ -105,7 +90,9 @@ beforeAll(async () => {
         ],
       },
       'patient.test': {
-        mx: [mx('mx.patient.test', '127.0.0.109', { mailboxes: mailboxes('patient.test', 10), starttls: false })],
+        mx: [
+          mx('mx.patient.test', '127.0.0.109', { mailboxes: mailboxes('patient.test', 10), starttls: false }),
+        ],
       },
       'slowpoke.test': {
         mx: [
@@ -182,7 +169,8 @@ describe('domains sharing an MX host', () => {
     const localParts = transactions.map((t) => t.map((address) => address.slice(0, address.indexOf('@'))));
     const isProbe = (local: string) => /^[a-z]{24}$/.test(local);
     expect(localParts.flat().filter(isProbe)).toHaveLength(5);
-    for (const transaction of localParts.filter((t) => t.some(isProbe))) expect(transaction.every(isProbe)).toBe(true);
+    for (const transaction of localParts.filter((t) => t.some(isProbe)))
+      expect(transaction.every(isProbe)).toBe(true);
   });
 });
 

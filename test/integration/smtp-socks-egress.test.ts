@@ -1,7 +1,8 @@
+import { hostOf, testProber } from '../support/mail-world/prober.ts';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SmtpProberOptions } from '../../src/smtp/prober.ts';
-import { SmtpProber, SmtpProberConfigError } from '../../src/smtp/prober.ts';
+import type { SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
+import { SmtpProberConfigError } from '../../src/smtp/prober.ts';
 import type { MailHost, MailWorld } from '../support/mail-world/index.ts';
 import { startMailWorld } from '../support/mail-world/index.ts';
 import { type SocksServer, startSocksServer } from '../support/socks-server.ts';
@@ -24,15 +25,38 @@ beforeAll(async () => {
   world = await startMailWorld({
     domains: {
       'acme.test': {
-        mx: [{ host: 'mx.acme.test', preference: 10, ip: '127.0.97.1', behaviour: { mailboxes: ['jane@acme.test', 'john@acme.test'] } }],
+        mx: [
+          {
+            host: 'mx.acme.test',
+            preference: 10,
+            ip: '127.0.97.1',
+            behaviour: { mailboxes: ['jane@acme.test', 'john@acme.test'] },
+          },
+        ],
       },
       // A Google Workspace domain: its MX host's name makes the provider `google`.
       'gco.test': {
-        mx: [{ host: 'aspmx.l.google.com', preference: 10, ip: '127.0.97.2', behaviour: { mailboxes: ['ann@gco.test'] } }],
+        mx: [
+          {
+            host: 'aspmx.l.google.com',
+            preference: 10,
+            ip: '127.0.97.2',
+            behaviour: { mailboxes: ['ann@gco.test'] },
+          },
+        ],
       },
-      'refused.test': { mx: [{ host: 'mx.refused.test', preference: 10, ip: '127.0.97.3', behaviour: { refused: true } }] },
+      'refused.test': {
+        mx: [{ host: 'mx.refused.test', preference: 10, ip: '127.0.97.3', behaviour: { refused: true } }],
+      },
       'canary.test': {
-        mx: [{ host: 'gmail-smtp-in.l.google.com', preference: 5, ip: '127.0.97.4', behaviour: { catchAll: true } }],
+        mx: [
+          {
+            host: 'gmail-smtp-in.l.google.com',
+            preference: 5,
+            ip: '127.0.97.4',
+            behaviour: { catchAll: true },
+          },
+        ],
       },
     },
   });
@@ -48,29 +72,20 @@ afterAll(async () => {
   await world?.stop();
 });
 
-function proberFor(overrides: Partial<SmtpProberOptions>): SmtpProber {
-  return new SmtpProber({
-    helo: 'prober.test',
-    from: 'verify@prober.test',
-    port: world.port,
-    timeoutMs: TIMEOUT_MS,
-    concurrency: 20,
-    perHost: 2,
-    dnsServers: world.dnsServers,
-    greylistDelayMs: 100,
-    ...overrides,
-  });
-}
+const proberFor = (overrides: Partial<SmtpProberOptions>): SmtpProber =>
+  testProber(world, { timeoutMs: TIMEOUT_MS, concurrency: 20, ...overrides });
 
-function host(name: string): MailHost {
-  const found = world.servers[name];
-  if (!found) throw new Error(`no host ${name}`);
-  return found;
-}
+const host = (name: string): MailHost => hostOf(world, name);
 
 /** The client addresses of the sessions `name` saw since `from` sessions. */
 function clientsSince(name: string, from: number): string[] {
-  return [...new Set(host(name).stats.log.slice(from).map((session) => session.remote.replace(/:\d+$/, '')))];
+  return [
+    ...new Set(
+      host(name)
+        .stats.log.slice(from)
+        .map((session) => session.remote.replace(/:\d+$/, '')),
+    ),
+  ];
 }
 
 /** Loopback URL of a proxy with other credentials than its own. */
@@ -81,7 +96,11 @@ function withCredentials(proxy: SocksServer, user: string, password: string): st
 describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
   it('without credentials: the verdicts are right and every session comes from the proxy', async () => {
     const before = host('mx.acme.test').stats.log.length;
-    const outcome = await proberFor({ proxy: open.url }).probeDomain('acme.test', ['jane@acme.test', 'nobody@acme.test', 'john@acme.test']);
+    const outcome = await proberFor({ proxy: open.url }).probeDomain('acme.test', [
+      'jane@acme.test',
+      'nobody@acme.test',
+      'john@acme.test',
+    ]);
     expect(outcome.outcomes.map((o) => [o.email, o.result])).toEqual([
       ['jane@acme.test', 'Valid'],
       ['nobody@acme.test', 'Invalid'],
@@ -103,7 +122,10 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
 
   it('with credentials: the proxy accepts them and the verdicts are right', async () => {
     const before = host('mx.acme.test').stats.log.length;
-    const outcome = await proberFor({ proxy: auth.url }).probeDomain('acme.test', ['jane@acme.test', 'nobody@acme.test']);
+    const outcome = await proberFor({ proxy: auth.url }).probeDomain('acme.test', [
+      'jane@acme.test',
+      'nobody@acme.test',
+    ]);
     expect(outcome.outcomes.map((o) => o.result)).toEqual(['Valid', 'Invalid']);
     expect(clientsSince('mx.acme.test', before)).toEqual([AUTH_BIND]);
   });
@@ -122,7 +144,9 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
     expect(all).toHaveLength(3);
     for (const o of all) {
       expect(o).toMatchObject({ result: 'Unknown', source: 'smtp' });
-      expect(o.reason).toMatch(new RegExp(`SOCKS5 proxy 127\\.0\\.0\\.1:${auth.port} refused the credentials`));
+      expect(o.reason).toMatch(
+        new RegExp(`SOCKS5 proxy 127\\.0\\.0\\.1:${auth.port} refused the credentials`),
+      );
       expect(o.reason).not.toContain('wrong-pw');
     }
     expect(outcomes.map((o) => o.isCatchAll)).toEqual([null, null]);
@@ -130,16 +154,22 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
   });
 
   it('no credentials for a proxy that wants them: Unknown, and the reason says credentials are needed', async () => {
-    const outcome = await proberFor({ proxy: `socks5://127.0.0.1:${auth.port}` }).probeDomain('acme.test', ['jane@acme.test']);
+    const outcome = await proberFor({ proxy: `socks5://127.0.0.1:${auth.port}` }).probeDomain('acme.test', [
+      'jane@acme.test',
+    ]);
     expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown' });
     expect(outcome.outcomes[0]?.reason).toMatch(/SOCKS5 proxy 127\.0\.0\.1:\d+ requires credentials/);
   });
 
   it('a proxy that cannot reach the MX host reports the host refused, through the proxy', async () => {
-    const outcome = await proberFor({ proxy: open.url }).probeDomain('refused.test', ['someone@refused.test']);
+    const outcome = await proberFor({ proxy: open.url }).probeDomain('refused.test', [
+      'someone@refused.test',
+    ]);
     expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown' });
     expect(outcome.outcomes[0]?.reason).toMatch(
-      new RegExp(`^connection refused by mx\\.refused\\.test:${world.port} \\(through SOCKS5 proxy 127\\.0\\.0\\.1:${open.port}\\)`),
+      new RegExp(
+        `^connection refused by mx\\.refused\\.test:${world.port} \\(through SOCKS5 proxy 127\\.0\\.0\\.1:${open.port}\\)`,
+      ),
     );
   });
 
@@ -150,7 +180,9 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
     const outcome = await proberFor({ proxy: gone.url }).probeDomain('acme.test', ['jane@acme.test']);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS / 2);
     expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown' });
-    expect(outcome.outcomes[0]?.reason).toMatch(new RegExp(`SOCKS5 proxy 127\\.0\\.0\\.1:${gone.port} unreachable \\(ECONNREFUSED\\)`));
+    expect(outcome.outcomes[0]?.reason).toMatch(
+      new RegExp(`SOCKS5 proxy 127\\.0\\.0\\.1:${gone.port} unreachable \\(ECONNREFUSED\\)`),
+    );
   });
 
   it('a proxy that accepts and never answers: Unknown after one timeout, and an abort ends the wait at once', async () => {
@@ -164,7 +196,11 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
       const outcome = await prober.probeDomain('acme.test', ['jane@acme.test']);
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(outcome.outcomes[0]).toMatchObject({ result: 'Unknown' });
-      expect(outcome.outcomes[0]?.reason).toMatch(new RegExp(`^timeout connecting to mx\\.acme\\.test:\\d+ through SOCKS5 proxy 127\\.0\\.0\\.1:${port}`));
+      expect(outcome.outcomes[0]?.reason).toMatch(
+        new RegExp(
+          `^timeout connecting to mx\\.acme\\.test:\\d+ through SOCKS5 proxy 127\\.0\\.0\\.1:${port}`,
+        ),
+      );
 
       const slow = proberFor({ proxy: `socks5://127.0.0.1:${port}`, timeoutMs: 60_000 });
       const controller = new AbortController();
@@ -202,14 +238,21 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
     const prober = proberFor({ providerLimits: { google: { proxy: auth.url } } });
     const acmeBefore = host('mx.acme.test').stats.log.length;
     const googleBefore = host('aspmx.l.google.com').stats.log.length;
-    await Promise.all([prober.probeDomain('acme.test', ['jane@acme.test']), prober.probeDomain('gco.test', ['ann@gco.test'])]);
+    await Promise.all([
+      prober.probeDomain('acme.test', ['jane@acme.test']),
+      prober.probeDomain('gco.test', ['ann@gco.test']),
+    ]);
     expect(clientsSince('mx.acme.test', acmeBefore)).not.toContain(AUTH_BIND);
     expect(clientsSince('aspmx.l.google.com', googleBefore)).toEqual([AUTH_BIND]);
     expect(prober.egressOf('mx.acme.test')).toBeNull();
   });
 
   it('refuses a proxy URL that is not socks5://[user:pass@]host:port, without repeating it', () => {
-    for (const proxy of ['http://u:topsecret@127.0.0.1:1080', 'socks5://u:topsecret@127.0.0.1', 'socks5://u@127.0.0.1:1080']) {
+    for (const proxy of [
+      'http://u:topsecret@127.0.0.1:1080',
+      'socks5://u:topsecret@127.0.0.1',
+      'socks5://u@127.0.0.1:1080',
+    ]) {
       const attempt = () => proberFor({ proxy });
       expect(attempt).toThrow(SmtpProberConfigError);
       expect(attempt).toThrow(/proxy: /);
@@ -221,7 +264,10 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
 describe('the outbound-SMTP canary check takes the canary provider’s egress', () => {
   it('greets the canary through the proxy: smtp ok, and the canary host saw the proxy', async () => {
     const before = host('gmail-smtp-in.l.google.com').stats.log.length;
-    const prober = proberFor({ canaryDomains: ['canary.test'], providerLimits: { google: { proxy: auth.url } } });
+    const prober = proberFor({
+      canaryDomains: ['canary.test'],
+      providerLimits: { google: { proxy: auth.url } },
+    });
     const state = await prober.environment.current();
     expect(state).toMatchObject({ dns: 'ok', smtp: 'ok' });
     expect(clientsSince('gmail-smtp-in.l.google.com', before)).toEqual([AUTH_BIND]);
@@ -229,7 +275,10 @@ describe('the outbound-SMTP canary check takes the canary provider’s egress', 
 
   it('a proxy that refuses the credentials proves nothing about port 25: smtp stays unknown, not blocked', async () => {
     const before = host('gmail-smtp-in.l.google.com').stats.sessions;
-    const prober = proberFor({ canaryDomains: ['canary.test'], proxy: withCredentials(auth, 'probe', 'wrong-pw') });
+    const prober = proberFor({
+      canaryDomains: ['canary.test'],
+      proxy: withCredentials(auth, 'probe', 'wrong-pw'),
+    });
     const state = await prober.environment.current();
     expect(state).toMatchObject({ dns: 'ok', smtp: 'unknown' });
     expect(host('gmail-smtp-in.l.google.com').stats.sessions).toBe(before);
