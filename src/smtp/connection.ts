@@ -65,6 +65,9 @@ export class SmtpConnection {
     this.#timeoutMs = options.timeoutMs;
     this.#signal = options.signal;
     this.#socket = socket;
+    // Direct or through a proxy: pipelined windows go out in one write, and a lone command (RSET,
+    // QUIT) must not wait for the ACK of the last one.
+    socket.setNoDelay(true);
     this.#attach(socket);
     this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
@@ -90,8 +93,6 @@ export class SmtpConnection {
       };
       const onConnect = (): void => {
         cleanup();
-        // Pipelined windows go out in one write; a lone command (RSET, QUIT) must not wait for an ACK.
-        socket.setNoDelay(true);
         resolve(new SmtpConnection(socket, options));
       };
       const onError = (error: Error): void => {
