@@ -80,7 +80,6 @@ class OutcomeWriter {
 
 export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   id,
-  email: o.email,
   result: o.result,
   source: o.source,
   reason: o.reason,
@@ -179,10 +178,9 @@ async function probeDomain(
   for await (const page of pages) {
     if (isCatchAll === true) {
       // Known from an earlier page (or attempt): nothing more to ask the server.
-      for (const { id, email } of page) {
+      for (const { id } of page) {
         writer.add({
           id,
-          email,
           result: 'Catch-All',
           source: 'smtp',
           reason: catchAllReason,
@@ -241,7 +239,6 @@ async function precheckDomain(
       if (id !== undefined) {
         writer.add({
           id,
-          email,
           result: null,
           source: 'precheck',
           reason: null,

@@ -73,11 +73,6 @@ export async function deferredAddresses(em: EntityManager, jobId: string, afterI
  * transaction, so the stage never ends with an address neither final nor waiting.
  */
 export async function settleDeferred(em: EntityManager, jobId: string): Promise<void> {
-  const deferred = await em.execute(
-    `select email from verification_result where job_id = ? and deferred_since is not null and smtp_checked_at is null`,
-    [jobId],
-  );
-  if (deferred.length === 0) return;
   await em.execute(
     `with stored as (
        update verification_result set smtp_result = 'Unknown', result = 'Unknown', source = 'smtp',
@@ -91,6 +86,6 @@ export async function settleDeferred(em: EntityManager, jobId: string): Promise<
        returning email, result, checked_at
      ), leads as (${WRITE_BATCH_TO_LEADS})
      select count(*) from stored`,
-    [jobId, jobId, JSON.stringify(deferred.map((row) => row.email as string))],
+    [jobId, jobId],
   );
 }

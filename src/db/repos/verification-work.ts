@@ -102,8 +102,6 @@ export async function firstUnprobedPages(em: EntityManager, jobId: string, domai
 /** What the SMTP stage concluded for one address; `result: null` with `apiPending` for api_only pre-check passes. */
 export interface SmtpOutcomeRow {
   id: string;
-  /** The result's address as stored (lower case): the key of the leads it is written back to. */
-  email: string;
   result: EmailResult | null;
   source: 'precheck' | 'smtp';
   reason: string | null;
@@ -127,7 +125,7 @@ export interface SmtpOutcomeRow {
  */
 /**
  * Stores a batch of SMTP outcomes and writes the final ones onto the list's leads in one statement.
- * Parameters: the outcomes as JSON, the job id, the addresses of the final ones.
+ * Parameters: the outcomes as JSON, the job id.
  */
 export const STORE_SMTP_BATCH_SQL = `with stored as (
        update verification_result r set
@@ -178,11 +176,7 @@ export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcom
   }));
   // The results reach the leads in the same statement that stores them: nothing is left for the end
   // of the stage, and the lead lookups are bounded by the batch (see WRITE_BATCH_TO_LEADS).
-  const [row] = await em.execute(STORE_SMTP_BATCH_SQL, [
-    JSON.stringify(payload),
-    jobId,
-    JSON.stringify(rows.filter((r) => r.result !== null).map((r) => r.email)),
-  ]);
+  const [row] = await em.execute(STORE_SMTP_BATCH_SQL, [JSON.stringify(payload), jobId]);
   return Number(row?.written ?? 0);
 }
 
@@ -362,7 +356,7 @@ export async function recordApiVerdicts(
          returning r.email, r.result, r.checked_at
        ), leads as (${WRITE_BATCH_TO_LEADS})
        select count(*) from stored`,
-      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id, JSON.stringify(rows.map((r) => r.email))],
+      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
     );
     return spend.affectedRows;
   });
