@@ -69,8 +69,8 @@ export async function enrichBulkBatch(
   const finds = new Map<string, LeadFinds>();
   // Nothing could be paid: stop without calling anyone.
   const broke = job.creditBalance <= 0;
+  const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
   if (!broke && leads.length > 0) {
-    const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
     const cache = await findFreshProfiles(em, job.organizationId, urls, cacheDays);
     const { chain, checker } = await prepareWaterfall(em, services, job.organizationId);
     await mapConcurrent(leads, LEAD_CONCURRENCY, async (lead) => {
@@ -90,7 +90,6 @@ export async function enrichBulkBatch(
     return await em.transactional(async (tx) => {
       await lockOrganization(tx, job.organizationId);
       if (!(await moveBulkCursor(tx, job.id, input.after, cursor))) throw new BatchAlreadyCommitted();
-      const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
       const cache = await findFreshProfiles(tx, job.organizationId, urls, cacheDays);
       const changed = new Map<string, CachedProfile>();
       const writes: Array<{ id: string; values: Partial<Record<EnrichmentField, string>> }> = [];

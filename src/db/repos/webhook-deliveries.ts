@@ -133,7 +133,7 @@ export async function pageDeliveries(em: EntityManager, endpointId: string, offs
     deliveries(em).where('d.endpoint', '=', endpointId).orderBy('d.id', 'desc').offset(offset).limit(limit).execute(),
     kysely(em)
       .selectFrom('webhook_delivery')
-      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .select((eb) => eb.fn.countAll<string>().as('total'))
       .where('endpoint', '=', endpointId)
       .executeTakeFirstOrThrow(),
   ]);
