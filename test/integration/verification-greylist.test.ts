@@ -135,6 +135,9 @@ describe('verification workflow: greylisted addresses', () => {
 
       const rows = await allResults(agent, created.id);
       expect(Object.fromEntries(rows.map((r) => [r.email, r.result]))).toEqual(EXPECTED);
+      // Every result reached the leads, the one settled when the schedule was spent too.
+      const leads = await h.sql(`select email, email_status from lead where list_id = ?`, [listId]);
+      expect(Object.fromEntries(leads.map((l) => [l.email, l.email_status]))).toEqual(EXPECTED);
       const stuck = rows.find((r) => r.email === 'who@stuck.test');
       // 3 attempts in the first session, then one per step of the schedule.
       expect(stuck.reason).toMatch(/^greylisted: deferred 6 times over \d+ s \(451 4\.3\.0 /);
