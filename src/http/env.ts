@@ -31,7 +31,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     deps: AppDeps;
-    em: EntityManager;
+    /** Forked on first use, through `requestEm(c)`: the hot path's routes never need one. */
+    em: EntityManager | undefined;
     principal: Principal;
   };
 }

@@ -21,6 +21,7 @@ import { organizationId } from '../middleware/session.ts';
 import { toBulkJobDto } from '../../jobs/views.ts';
 import type { BulkEnrichRequestSchema } from '../schemas/enrichment.ts';
 import type { z } from '@hono/zod-openapi';
+import { requestEm } from '../middleware/request-context.ts';
 
 /** A single enrichment waits this long for its workflow; the activities' own retries fit well within it. */
 const SINGLE_ENRICHMENT_TIMEOUT = '2 minutes';
@@ -46,7 +47,7 @@ function enrichmentFailure(c: Context<AppEnv>, error: unknown): unknown {
 
 export async function enrichOne(c: Context<AppEnv>, networkUrl: string) {
   const orgId = organizationId(c);
-  await requireCredits(c.var.em, orgId);
+  await requireCredits(requestEm(c), orgId);
   const { temporal, config } = c.var.deps;
   const requestId = newId();
   try {
@@ -63,7 +64,8 @@ export async function enrichOne(c: Context<AppEnv>, networkUrl: string) {
 }
 
 export async function startBulkEnrichment(c: Context<AppEnv>, input: z.infer<typeof BulkEnrichRequestSchema>) {
-  const { em, deps } = c.var;
+  const { deps } = c.var;
+  const em = requestEm(c);
   const orgId = organizationId(c);
   const list = await getList(em, orgId, input.listId);
   await requireCredits(em, orgId);
@@ -80,14 +82,14 @@ export async function startBulkEnrichment(c: Context<AppEnv>, input: z.infer<typ
 }
 
 export async function bulkEnrichmentDto(c: Context<AppEnv>, jobId: string) {
-  return toBulkJobDto(await getBulkJob(c.var.em, organizationId(c), jobId));
+  return toBulkJobDto(await getBulkJob(requestEm(c), organizationId(c), jobId));
 }
 
 /** `GET …/bulk/{jobId}/events`: the bulk job live over SSE, each read from a fresh EntityManager. */
 export async function streamBulkEnrichment(c: Context<AppEnv>, jobId: string) {
   const orgId = organizationId(c);
   return streamJob(c, `enrichment:${jobId}`, async () => {
-    const dto = toBulkJobDto(await getBulkJob(c.var.em.fork(), orgId, jobId));
+    const dto = toBulkJobDto(await getBulkJob(requestEm(c).fork(), orgId, jobId));
     return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
   });
 }

@@ -21,12 +21,13 @@ import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
 import { toJobDto } from '../../jobs/views.ts';
 import { type DecisionInputSchema, toResultDto } from '../schemas/verification.ts';
 import type { z } from '@hono/zod-openapi';
+import { requestEm } from '../middleware/request-context.ts';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
 export async function startVerificationJob(c: Context<AppEnv>, input: { listId: string; verificationMethod: VerificationMethod }) {
   const orgId = organizationId(c);
   const { config, temporal } = c.var.deps;
-  const created = await createVerificationJob(c.var.em, orgId, input.listId, input.verificationMethod);
+  const created = await createVerificationJob(requestEm(c), orgId, input.listId, input.verificationMethod);
   const { job } = created;
   await startJobWorkflow<typeof verificationWorkflow>(
     temporal,
@@ -39,25 +40,25 @@ export async function startVerificationJob(c: Context<AppEnv>, input: { listId: 
       workflowType: 'verificationWorkflow',
       args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: config.VERIFICATION_DECISION_TIMEOUT }],
     },
-    () => deleteVerificationJob(c.var.em.fork(), job.id),
+    () => deleteVerificationJob(requestEm(c).fork(), job.id),
   );
   return toJobDto(created);
 }
 
 export async function verificationJobDto(c: Context<AppEnv>, jobId: string) {
-  return toJobDto(await viewVerificationJob(c.var.em, organizationId(c), jobId));
+  return toJobDto(await viewVerificationJob(requestEm(c), organizationId(c), jobId));
 }
 
 export async function pageResultDtos(c: Context<AppEnv>, jobId: string, query: PageQuery & { result?: Parameters<typeof pageVerificationResults>[2] }) {
-  const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
-  const { rows, total } = await pageVerificationResults(c.var.em, job.id, query.result, offsetOf(query), query.limit);
+  const job = await getVerificationJob(requestEm(c), organizationId(c), jobId);
+  const { rows, total } = await pageVerificationResults(requestEm(c), job.id, query.result, offsetOf(query), query.limit);
   return paginated(rows.map(toResultDto), total, query);
 }
 
 /** One address's result with its SMTP transcript; the address is matched as the job stored it (lower-cased, ASCII domain). */
 export async function resultTranscriptDto(c: Context<AppEnv>, jobId: string, email: string) {
-  const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
-  const found = await resultWithTranscript(c.var.em, job.id, normalizeEmail(email).toLowerCase());
+  const job = await getVerificationJob(requestEm(c), organizationId(c), jobId);
+  const found = await resultWithTranscript(requestEm(c), job.id, normalizeEmail(email).toLowerCase());
   if (!found) throw notFound('Address in this job');
   return { ...toResultDto(found.row), transcript: found.transcript };
 }
@@ -69,11 +70,11 @@ async function rejectedStage(c: Context<AppEnv>, error: unknown, jobId: string):
     const [stage] = cause.details ?? [];
     if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
   }
-  return (await getVerificationJob(c.var.em.fork(), organizationId(c), jobId)).verificationStage;
+  return (await getVerificationJob(requestEm(c).fork(), organizationId(c), jobId)).verificationStage;
 }
 
 export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, decision: z.infer<typeof DecisionInputSchema>) {
-  const job = await getVerificationJob(c.var.em, organizationId(c), jobId);
+  const job = await getVerificationJob(requestEm(c), organizationId(c), jobId);
   const refuse = (stage: string) => invalidState(decisionRefusal(stage), stage);
   if (!acceptsDecision(job.verificationStage)) throw refuse(job.verificationStage);
   const handle = c.var.deps.temporal.workflow.getHandle(workflowId('verification', job.id));
@@ -92,7 +93,7 @@ export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, d
 export async function streamVerificationJob(c: Context<AppEnv>, jobId: string) {
   const orgId = organizationId(c);
   return streamJob(c, `verification:${jobId}`, async () => {
-    const dto = toJobDto(await viewVerificationJob(c.var.em.fork(), orgId, jobId));
+    const dto = toJobDto(await viewVerificationJob(requestEm(c).fork(), orgId, jobId));
     return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
   });
 }

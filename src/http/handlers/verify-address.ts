@@ -9,6 +9,7 @@ import { jobSearchAttributes } from '../../temporal/shared.ts';
 import type { AppEnv } from '../env.ts';
 import { organizationId } from '../middleware/session.ts';
 import { toVerifyDto } from '../schemas/verify.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 /** Time for the worker to pick the check up and hand the answer back, on top of the probe's own deadline. */
 const HANDOFF_MS = 700;
@@ -23,7 +24,7 @@ export async function verifyAddress(c: Context<AppEnv>, input: { email: string; 
     const check: CheckRecord = { email, domain: domainOf(email), result: 'Invalid', reason: 'invalid address syntax', mxHost: null, isCatchAll: null, checkedAt: now() };
     return toVerifyDto(check, false);
   }
-  const recent = await recentResult(c.var.em, orgId, email, c.var.deps.config.VERIFY_RESULT_CACHE_TTL);
+  const recent = await recentResult(requestEm(c), orgId, email, c.var.deps.config.VERIFY_RESULT_CACHE_TTL);
   if (recent) return toVerifyDto(recent, true);
 
   const { temporal, config } = c.var.deps;

@@ -4,6 +4,7 @@ import { claimKey, completeKey, releaseKey } from '../../db/repos/idempotency.ts
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../../errors.ts';
 import { isMultipart } from '../multipart.ts';
+import { requestEm } from './request-context.ts';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotency-Replayed';
@@ -28,7 +29,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   // (Hono keeps the text, so the route's own validator still reads the same body afterwards).
   const streamed = isMultipart(c.req.header('content-type')) && c.req.raw.body !== null;
   const bodyHash = streamed ? null : createHash('sha256').update(await c.req.text()).digest('hex');
-  const em = c.var.em.fork();
+  const em = requestEm(c).fork();
   const claim = await claimKey(em, {
     organizationId: c.var.principal.organizationId,
     key,

@@ -7,13 +7,14 @@ import type { AppEnv } from '../env.ts';
 import { ApiError } from '../../errors.ts';
 import { assertSameOrigin } from './csrf.ts';
 import { enforceRateLimit } from './rate-limit.ts';
+import { requestEm } from './request-context.ts';
 
 export { ALL_SCOPES } from '../../domain/scopes.ts';
 
 /** Dashboard routes: a live session cookie; unsafe methods must also pass the CSRF origin check; rate-limited per session. */
 export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
-  const session = token ? await findSession(c.var.em, token) : null;
+  const session = token ? await findSession(requestEm(c), token) : null;
   if (!session) throw new ApiError('unauthorized', 'Sign in first: no valid session');
   assertSameOrigin(c);
   addLogContext({ organizationId: session.organizationId });

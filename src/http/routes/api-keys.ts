@@ -4,6 +4,7 @@ import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { ApiKeyInputSchema, ApiKeySchema, CreatedApiKeySchema, toApiKeyDto } from '../schemas/api-key.ts';
 import { uuidParam, json } from '../schemas/common.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 export const apiKeyRoutes = createRouter()
   .openapi(
@@ -18,7 +19,7 @@ export const apiKeyRoutes = createRouter()
     }),
     async (c) => {
       const input = c.req.valid('json');
-      const { apiKey, key } = await issueApiKey(c.var.em, {
+      const { apiKey, key } = await issueApiKey(requestEm(c), {
         organizationId: organizationId(c),
         userId: c.var.principal.userId,
         name: input.name,
@@ -36,7 +37,7 @@ export const apiKeyRoutes = createRouter()
       summary: "The organization's API keys, newest first, revoked ones included (never the secret)",
       responses: { 200: { description: 'The keys', ...json(z.object({ data: z.array(ApiKeySchema) })) } },
     }),
-    async (c) => c.json({ data: (await listApiKeys(c.var.em, organizationId(c))).map(toApiKeyDto) }, 200),
+    async (c) => c.json({ data: (await listApiKeys(requestEm(c), organizationId(c))).map(toApiKeyDto) }, 200),
   )
   .openapi(
     sessionRoute({
@@ -49,7 +50,7 @@ export const apiKeyRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      c.var.deps.keys.forget(await revokeApiKey(c.var.em, organizationId(c), c.req.valid('param').id));
+      c.var.deps.keys.forget(await revokeApiKey(requestEm(c), organizationId(c), c.req.valid('param').id));
       return c.body(null, 204);
     },
   );

@@ -12,6 +12,7 @@ import type { AppEnv } from '../env.ts';
 import { ApiError } from '../../errors.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
 import { Timestamp, json } from '../schemas/common.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 const Email = z.string().trim().toLowerCase().pipe(z.email().max(254)).openapi({ example: 'jane@acme.com' });
 const Password = z.string().min(10).max(1024).openapi({ example: 'correct horse battery' });
@@ -29,7 +30,7 @@ const Me = z
   .openapi('Me');
 
 async function loadMe(c: Context<AppEnv>, userId: string): Promise<z.infer<typeof Me>> {
-  const user = await c.var.em.findOneOrFail(User, userId, { populate: ['organization'], refresh: true });
+  const user = await requestEm(c).findOneOrFail(User, userId, { populate: ['organization'], refresh: true });
   const org = user.organization;
   return {
     user: { id: user.id, email: user.email, name: user.name ?? null, createdAt: user.createdAt.toISOString() },
@@ -39,7 +40,7 @@ async function loadMe(c: Context<AppEnv>, userId: string): Promise<z.infer<typeo
 
 async function startSession(c: Context<AppEnv>, userId: string) {
   const { config } = c.var.deps;
-  const { token, expiresAt } = await createSession(c.var.em, userId, config.SESSION_TTL);
+  const { token, expiresAt } = await createSession(requestEm(c), userId, config.SESSION_TTL);
   const secure = (config.PUBLIC_ORIGIN ?? c.req.url).startsWith('https:');
   setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'Lax', path: '/', secure, expires: expiresAt });
 }
@@ -68,7 +69,7 @@ export const authRoutes = createRouter()
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const { em } = c.var;
+      const em = requestEm(c);
       const { config } = c.var.deps;
       await limitPerAddress(c, 'signup', clientAddress(c));
       const passwordHash = await hashPassword(body.password);
@@ -105,7 +106,7 @@ export const authRoutes = createRouter()
     }),
     async (c) => {
       const { email, password } = c.req.valid('json');
-      const { em } = c.var;
+      const em = requestEm(c);
       const ip = clientAddress(c);
       await limitPerAddress(c, 'login', ip);
       const wait = await throttledForSeconds(em, email, ip);
@@ -132,7 +133,7 @@ export const authRoutes = createRouter()
     }),
     async (c) => {
       const token = getCookie(c, SESSION_COOKIE);
-      if (token) await deleteSession(c.var.em, token);
+      if (token) await deleteSession(requestEm(c), token);
       deleteCookie(c, SESSION_COOKIE, { path: '/' });
       return c.body(null, 204);
     },

@@ -3,6 +3,7 @@ import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, json } from '../schemas/common.ts';
 import { BalanceSchema, LedgerEntrySchema, toLedgerEntryDto } from '../schemas/credits.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 export const creditRoutes = createRouter()
   .openapi(
@@ -13,7 +14,7 @@ export const creditRoutes = createRouter()
       summary: 'The organization’s credit balance',
       responses: { 200: { description: 'The balance', ...json(BalanceSchema) } },
     }),
-    async (c) => c.json({ balance: await getBalance(c.var.em, organizationId(c)) }, 200),
+    async (c) => c.json({ balance: await getBalance(requestEm(c), organizationId(c)) }, 200),
   )
   .openapi(
     sessionRoute({
@@ -27,7 +28,7 @@ export const creditRoutes = createRouter()
     }),
     async (c) => {
       const page = c.req.valid('query');
-      const { rows, total } = await pageLedger(c.var.em, organizationId(c), offsetOf(page), page.limit);
+      const { rows, total } = await pageLedger(requestEm(c), organizationId(c), offsetOf(page), page.limit);
       return c.json(paginated(rows.map(toLedgerEntryDto), total, page), 200);
     },
   );

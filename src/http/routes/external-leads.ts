@@ -9,6 +9,7 @@ import { apiKeyRoute, createRouter, keyAudience } from '../router.ts';
 import { leadRoutesFor } from './leads.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, json } from '../schemas/common.ts';
 import { type LeadDto, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 
 const LeadLookupSchema = PageQuerySchema.extend(LeadFilterSchema.shape).extend({
@@ -49,7 +50,7 @@ export const externalLeadRoutes = createRouter()
     async (c) => {
       const query = c.req.valid('query');
       // A list of another organization is as absent as a missing one, never an empty page.
-      if (query.listId) await getList(c.var.em, organizationId(c), query.listId);
+      if (query.listId) await getList(requestEm(c), organizationId(c), query.listId);
       const filter = {
         listId: query.listId,
         emailStatus: query.emailStatus,

@@ -3,6 +3,7 @@ import { organizationId } from '../middleware/session.ts';
 import { type Audience, createRouter, sessionAudience } from '../router.ts';
 import { uuidParam, json } from '../schemas/common.ts';
 import { LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 const LeadParams = uuidParam('leadId');
 
@@ -19,7 +20,7 @@ export const leadRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await getLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId), 200),
+      async (c) => c.json(await getLeadDto(requestEm(c), organizationId(c), c.req.valid('param').leadId), 200),
     )
     .openapi(
       audience.route('leads:write', {
@@ -33,7 +34,7 @@ export const leadRoutesFor = (audience: Audience) =>
       }),
       async (c) =>
         c.json(
-          await updateLeadDto(c.var.em, organizationId(c), c.req.valid('param').leadId, c.req.valid('json')),
+          await updateLeadDto(requestEm(c), organizationId(c), c.req.valid('param').leadId, c.req.valid('json')),
           200,
         ),
     )
@@ -48,7 +49,7 @@ export const leadRoutesFor = (audience: Audience) =>
         errors: ['validation_error', 'not_found'],
       }),
       async (c) => {
-        await deleteLeadOf(c.var.em, organizationId(c), c.req.valid('param').leadId);
+        await deleteLeadOf(requestEm(c), organizationId(c), c.req.valid('param').leadId);
         return c.body(null, 204);
       },
     );

@@ -16,6 +16,7 @@ import { type Audience, createRouter, sessionAudience, sessionRoute } from '../r
 import { pageOf, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
 import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 const ListParams = uuidParam('listId');
 const ImportResult = z
@@ -39,7 +40,7 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 201: { description: 'Created', ...json(ListSchema) } },
         errors: ['validation_error'],
       }),
-      async (c) => c.json(await createListDto(c.var.em, organizationId(c), c.req.valid('json')), 201),
+      async (c) => c.json(await createListDto(requestEm(c), organizationId(c), c.req.valid('json')), 201),
     )
     .openapi(
       audience.route('lists:read', {
@@ -64,7 +65,7 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'The list', ...json(ListSchema) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await getListDto(c.var.em, organizationId(c), c.req.valid('param').listId), 200),
+      async (c) => c.json(await getListDto(requestEm(c), organizationId(c), c.req.valid('param').listId), 200),
     )
     .openapi(
       audience.route('lists:write', {
@@ -78,7 +79,7 @@ export const listRoutesFor = (audience: Audience) =>
       }),
       async (c) =>
         c.json(
-          await updateListDto(c.var.em, organizationId(c), c.req.valid('param').listId, c.req.valid('json')),
+          await updateListDto(requestEm(c), organizationId(c), c.req.valid('param').listId, c.req.valid('json')),
           200,
         ),
     )
@@ -93,7 +94,7 @@ export const listRoutesFor = (audience: Audience) =>
         errors: ['validation_error', 'not_found'],
       }),
       async (c) => {
-        await deleteListOf(c.var.em, organizationId(c), c.req.valid('param').listId);
+        await deleteListOf(requestEm(c), organizationId(c), c.req.valid('param').listId);
         return c.body(null, 204);
       },
     )
@@ -110,7 +111,7 @@ export const listRoutesFor = (audience: Audience) =>
       async (c) =>
         c.json(
           await pageListLeadDtos(
-            c.var.em,
+            requestEm(c),
             c.get('deps').pool,
             organizationId(c),
             c.req.valid('param').listId,
@@ -133,7 +134,7 @@ export const listRoutesFor = (audience: Audience) =>
       async (c) =>
         c.json(
           await addLeadsToList(
-            c.var.em,
+            requestEm(c),
             organizationId(c),
             c.req.valid('param').listId,
             c.req.valid('json').leads,
@@ -160,7 +161,7 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
     errors: ['validation_error', 'not_found', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],
   }),
   async (c) => {
-    const { em } = c.var;
+    const em = requestEm(c);
     const list = await getList(em, organizationId(c), c.req.valid('param').listId);
     const { result } = await streamMultipart(c.req.raw, {
       fileField: 'file',

@@ -41,6 +41,7 @@ import {
   toScrapeItemDto,
 } from '../schemas/scrape.ts';
 import { toScrapeJobDto } from '../../jobs/views.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 const JobParams = uuidParam('jobId');
 /** Items read per query when streaming a job's items (detail and download). */
@@ -53,7 +54,7 @@ function streamItems(
   jobId: string,
   opts: { prefix: string; suffix: string; render: (item: ScrapeItemRow, index: number) => string; afterRow?: number; limit?: number; foundOnly?: boolean },
 ): ReadableStream<Uint8Array> {
-  const { em } = c.var;
+  const em = requestEm(c);
   async function* chunks() {
     yield encoder.encode(opts.prefix);
     let afterRow = opts.afterRow ?? 0;
@@ -103,7 +104,8 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],
     }),
     async (c) => {
-      const { em, deps } = c.var;
+      const { deps } = c.var;
+      const em = requestEm(c);
       const orgId = organizationId(c);
       const job = await em.transactional(async (tx) => {
         // The job row comes first (items reference it); the text fields may follow the file, so its
@@ -167,7 +169,7 @@ export const scrapeRoutes = createRouter()
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const { rows, total } = await pageScrapeJobs(c.var.em, organizationId(c), { status: query.status }, offsetOf(query), query.limit);
+      const { rows, total } = await pageScrapeJobs(requestEm(c), organizationId(c), { status: query.status }, offsetOf(query), query.limit);
       return c.json(paginated(rows.map(toScrapeJobDto), total, query), 200);
     },
   )
@@ -184,7 +186,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getScrapeJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const job = await getScrapeJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
       const query = c.req.valid('query');
       const head = JSON.stringify(toScrapeJobDto(job));
       const body = streamItems(c, job.id, {
@@ -211,7 +213,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getScrapeJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const job = await getScrapeJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
       const foundOnly = c.req.valid('query').foundOnly ?? false;
       const body = streamItems(c, job.id, {
         prefix: csvLine(['first_name', 'last_name', 'company', 'role', 'network_url', 'status']),
@@ -238,7 +240,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found', 'invalid_state'],
     }),
     async (c) => {
-      const job = await changeScrapeControl(c.var.em, organizationId(c), c.req.valid('param').jobId, PAUSABLE, 'paused');
+      const job = await changeScrapeControl(requestEm(c), organizationId(c), c.req.valid('param').jobId, PAUSABLE, 'paused');
       await signalWorkflow(c, job, pauseScrapeSignal);
       return c.json(toScrapeJobDto(job), 200);
     },
@@ -254,7 +256,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found', 'invalid_state'],
     }),
     async (c) => {
-      const job = await changeScrapeControl(c.var.em, organizationId(c), c.req.valid('param').jobId, RESUMABLE, 'processing');
+      const job = await changeScrapeControl(requestEm(c), organizationId(c), c.req.valid('param').jobId, RESUMABLE, 'processing');
       await signalWorkflow(c, job, resumeScrapeSignal);
       return c.json(toScrapeJobDto(job), 200);
     },
@@ -273,7 +275,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const { listId, listName, leadsCount } = await syncScrapeJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const { listId, listName, leadsCount } = await syncScrapeJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
       const leads = leadsCount === 1 ? 'lead' : 'leads';
       return c.json({ success: true, listId, leadsCount, message: `Synced ${leadsCount} ${leads} to list "${listName}"` }, 200);
     },
@@ -292,7 +294,7 @@ export const scrapeRoutes = createRouter()
       const orgId = organizationId(c);
       const { jobId } = c.req.valid('param');
       return streamJob(c, `scrape:${jobId}`, async () => {
-        const dto = toScrapeJobDto(await getScrapeJob(c.var.em.fork(), orgId, jobId));
+        const dto = toScrapeJobDto(await getScrapeJob(requestEm(c).fork(), orgId, jobId));
         return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
       });
     },

@@ -4,6 +4,7 @@ import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { ProviderSettingsSchema, ProviderSettingsUpdateSchema, toProviderSettingsDto } from '../schemas/settings.ts';
 import { json } from '../schemas/common.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 export const settingsRoutes = createRouter()
   .openapi(
@@ -14,7 +15,7 @@ export const settingsRoutes = createRouter()
       summary: 'Enrichment providers in waterfall order (keys are never returned)',
       responses: { 200: { description: 'The providers', ...json(ProviderSettingsSchema) } },
     }),
-    async (c) => c.json(toProviderSettingsDto(await loadProviderSettings(c.var.em, organizationId(c)), c.var.deps.config), 200),
+    async (c) => c.json(toProviderSettingsDto(await loadProviderSettings(requestEm(c), organizationId(c)), c.var.deps.config), 200),
   )
   .openapi(
     sessionRoute({
@@ -30,7 +31,8 @@ export const settingsRoutes = createRouter()
       errors: ['validation_error'],
     }),
     async (c) => {
-      const { em, deps } = c.var;
+      const { deps } = c.var;
+      const em = requestEm(c);
       const box = secretBoxFromConfig(deps.config);
       const settings = await em.transactional((tx) => saveProviderSettings(tx, organizationId(c), c.req.valid('json').providers, box));
       return c.json(toProviderSettingsDto(settings, deps.config), 200);

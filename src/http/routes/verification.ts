@@ -29,6 +29,7 @@ import {
   VerificationResultSchema,
   VerificationResultTranscriptSchema,
 } from '../schemas/verification.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 const JobParams = uuidParam('jobId');
 const CSV_HEADER = [
@@ -155,13 +156,13 @@ export const verificationRoutes = createRouter()
     async (c) => {
       const query = c.req.valid('query');
       const { rows, total } = await pageVerificationJobs(
-        c.var.em,
+        requestEm(c),
         organizationId(c),
         query,
         offsetOf(query),
         query.limit,
       );
-      const views = await viewVerificationJobs(c.var.em, rows);
+      const views = await viewVerificationJobs(requestEm(c), rows);
       return c.json(paginated(views.map(toJobDto), total, query), 200);
     },
   )
@@ -176,8 +177,8 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const view = await viewVerificationJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
-      return c.json(toProgressDto(view, await domainStats(c.var.em, view.job.id)), 200);
+      const view = await viewVerificationJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
+      return c.json(toProgressDto(view, await domainStats(requestEm(c), view.job.id)), 200);
     },
   )
   .openapi(
@@ -191,7 +192,7 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) =>
-      c.json(toEstimateDto(await viewVerificationJob(c.var.em, organizationId(c), c.req.valid('param').jobId)), 200),
+      c.json(toEstimateDto(await viewVerificationJob(requestEm(c), organizationId(c), c.req.valid('param').jobId)), 200),
   )
   .openapi(
     sessionRoute({
@@ -206,9 +207,9 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getVerificationJob(c.var.em, organizationId(c), c.req.valid('param').jobId);
+      const job = await getVerificationJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
       const { result } = c.req.valid('query');
-      const { em } = c.var;
+      const em = requestEm(c);
       async function* chunks() {
         yield encoder.encode(csvLine(CSV_HEADER));
         for await (const page of allVerificationResults(em, job.id, result)) {

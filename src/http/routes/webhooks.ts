@@ -19,6 +19,7 @@ import {
   WebhookEndpointInputSchema,
   WebhookEndpointSchema,
 } from '../schemas/webhook.ts';
+import { requestEm } from '../middleware/request-context.ts';
 
 /** `/api/webhooks`: endpoint management, by session or by a key with `webhooks:write` (CONTRACT §9.3). */
 export const webhookRoutes = createRouter()
@@ -47,7 +48,7 @@ export const webhookRoutes = createRouter()
       const secret = `whsec_${randomBytes(32).toString('base64')}`;
       const box = secretBoxFromConfig(config);
       // The id is not known before insert, so the seal is bound to the organization (a copied row cannot be read elsewhere).
-      const endpoint = await createEndpoint(c.var.em, {
+      const endpoint = await createEndpoint(requestEm(c), {
         organizationId: orgId,
         url: input.url,
         events: input.events,
@@ -65,7 +66,7 @@ export const webhookRoutes = createRouter()
       summary: 'Webhook endpoints of the organization, newest first (never their secrets)',
       responses: { 200: { description: 'Endpoints', ...json(z.object({ data: z.array(WebhookEndpointSchema) })) } },
     }),
-    async (c) => c.json({ data: (await listEndpoints(c.var.em, organizationId(c))).map(toEndpointDto) }, 200),
+    async (c) => c.json({ data: (await listEndpoints(requestEm(c), organizationId(c))).map(toEndpointDto) }, 200),
   )
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
@@ -78,7 +79,7 @@ export const webhookRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      await deleteEndpoint(c.var.em, await getEndpoint(c.var.em, organizationId(c), c.req.valid('param').id));
+      await deleteEndpoint(requestEm(c), await getEndpoint(requestEm(c), organizationId(c), c.req.valid('param').id));
       return c.body(null, 204);
     },
   )
@@ -93,9 +94,9 @@ export const webhookRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const endpoint = await getEndpoint(c.var.em, organizationId(c), c.req.valid('param').id);
+      const endpoint = await getEndpoint(requestEm(c), organizationId(c), c.req.valid('param').id);
       const query = c.req.valid('query');
-      const { rows, total } = await pageDeliveries(c.var.em, endpoint.id, offsetOf(query), query.limit);
+      const { rows, total } = await pageDeliveries(requestEm(c), endpoint.id, offsetOf(query), query.limit);
       return c.json(paginated(rows.map(toDeliveryDto), total, query), 200);
     },
   )
@@ -114,9 +115,9 @@ export const webhookRoutes = createRouter()
     async (c) => {
       const { id, deliveryId } = c.req.valid('param');
       const { config, temporal } = c.var.deps;
-      const endpoint = await getEndpoint(c.var.em, organizationId(c), id);
+      const endpoint = await getEndpoint(requestEm(c), organizationId(c), id);
       if (endpoint.disabledAt) throw invalidState('The endpoint is disabled (a receiver answered 410)', 'disabled');
-      const delivery = await reopenDelivery(c.var.em, endpoint.id, deliveryId);
+      const delivery = await reopenDelivery(requestEm(c), endpoint.id, deliveryId);
       if (!delivery) throw notFound('Webhook delivery');
       // Signals the running delivery workflow, or starts a new run when the last one has ended.
       await temporal.workflow.signalWithStart('webhookDeliveryWorkflow', {
