@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- api`: HTTP throughput and latency of the integrations' hot path on a real
  * @hono/node-server on loopback, layer by layer, next to a bare Hono handler answering the same bytes and
- * next to the page queries alone (the same SQL, 10 clients straight on PostgreSQL), all in the same run.
- * The ratios are the numbers that matter: absolute figures depend on the machine.
+ * next to the page queries alone (the same SQL, 10 clients straight on PostgreSQL) and behind a bare handler
+ * (the floor any route can reach here: one HTTP and one PostgreSQL round trip on one event loop), all in the
+ * same run. The ratios are the numbers that matter: absolute figures depend on the machine.
  *
  * Scratch database from TEST_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test);
  * no Temporal (the client is lazy and never used on this path). Size: BENCH_API_SECONDS per target
@@ -162,8 +163,19 @@ try {
   servers.push(authOnly.server);
 
   console.log(`GET ${path}: ${CONNECTIONS} connections, ${SECONDS} s per target, ${LISTS} lists (page of 20 with lead counts), ${body.length} bytes`);
-  const phonePath = `/api/external/leads?phone=${encodeURIComponent('+14155550421')}`;
+  const phone = '+14155550421';
+  const phonePath = `/api/external/leads?phone=${encodeURIComponent(phone)}`;
   const direct = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
+  // The floor of any route on this machine: the same query and its JSON behind a bare handler, nothing else
+  // (no key, no rate limit, no validation, no metrics), on its own pool as the app has.
+  const floorPool = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
+  const floor = await listen(
+    new Hono()
+      .get(path, async (c) => c.json(await pageListRows(floorPool, org.id, 0, 20)))
+      .get('/api/external/leads', async (c) => c.json(await pageLeadRows(floorPool, org.id, { phone }, 0, 20)))
+      .fetch,
+  );
+  servers.push(floor.server);
   const keyed = { 'X-API-Key': key };
   const rows = [
     await measure('bare Hono handler', `${bare.url}${path}`, {}, 200),
@@ -171,17 +183,23 @@ try {
     await measure('app, malformed key (401, no DB)', `${full.url}${path}`, { 'X-API-Key': 'lek_malformed' }, 401),
     await measure('key check + rate limit, canned body', `${authOnly.url}${path}`, keyed, 200),
     await measureQuery('raw list page query, 10 clients', direct, () => pageListRows(direct, org.id, 0, 20)),
+    await measure('bare handler + list page query', `${floor.url}${path}`, {}, 200),
     await measure('app, GET /api/external/lists', `${full.url}${path}`, keyed, 200),
-    await measureQuery('raw lead phone query, 10 clients', direct, () => pageLeadRows(direct, org.id, { phone: '+14155550421' }, 0, 20)),
+    await measureQuery('raw lead phone query, 10 clients', direct, () => pageLeadRows(direct, org.id, { phone }, 0, 20)),
+    await measure('bare handler + phone query', `${floor.url}${phonePath}`, {}, 200),
     await measure('app, GET /api/external/leads?phone=', `${full.url}${phonePath}`, keyed, 200),
   ];
   await direct.end();
   const [baseline] = rows;
   const byName = (name: string) => rows.find((r) => r.name === name)!;
-  const against: Record<string, string> = {
-    'app, GET /api/external/lists': 'raw list page query, 10 clients',
-    'app, GET /api/external/leads?phone=': 'raw lead phone query, 10 clients',
+  const against: Record<string, [raw: string, floor?: string]> = {
+    'bare handler + list page query': ['raw list page query, 10 clients'],
+    'app, GET /api/external/lists': ['raw list page query, 10 clients', 'bare handler + list page query'],
+    'bare handler + phone query': ['raw lead phone query, 10 clients'],
+    'app, GET /api/external/leads?phone=': ['raw lead phone query, 10 clients', 'bare handler + phone query'],
   };
+  const ratio = (r: (typeof rows)[number], other: string | undefined) =>
+    other ? `${((r.rps / byName(other).rps) * 100).toFixed(1)} %` : '';
   console.table(
     rows.map((r) => ({
       target: r.name,
@@ -189,11 +207,13 @@ try {
       'p50 ms': r.p50,
       'p99 ms': r.p99,
       'vs bare': `${((r.rps / baseline!.rps) * 100).toFixed(1)} %`,
-      'vs raw query': against[r.name] ? `${((r.rps / byName(against[r.name]!).rps) * 100).toFixed(1)} %` : '',
+      'vs raw query': ratio(r, against[r.name]?.[0]),
+      'vs bare handler + query': ratio(r, against[r.name]?.[1]),
     })),
   );
 
   await Promise.all(servers.splice(0).map(close));
+  await floorPool.end();
   while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await temporal.connection.close();
   await hotPath.close();
