@@ -33,7 +33,8 @@ export function createAppMetrics(deps: AppDeps) {
     },
   });
 
-  // One child per series, found by a plain string key: prom-client hashes a labels object on every observe.
+  // One child per series, found by a plain string key: prom-client's labels() builds a labels object and a
+  // closure on every call (observing still hashes the labels, which is prom-client's own cost).
   const series = new Map<string, { observe: (seconds: number) => void }>();
   const seriesOf = (method: string, route: string, status: number) => {
     const key = `${method} ${status} ${route}`;
