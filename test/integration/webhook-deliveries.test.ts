@@ -135,6 +135,26 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     expect(log.data.map((d: { type: string }) => d.type)).toEqual(['scrape.completed', 'verification.completed', 'verification.awaiting_decision']);
   });
 
+  it('delivers one event once to every endpoint subscribed to it, and to none subscribed to other types', async () => {
+    const { agent } = await h.signup();
+    const [all, completed, other] = [newPath(), newPath(), newPath()];
+    const endpoints = [
+      await register(agent, all, ['*']),
+      await register(agent, completed, ['verification.completed']),
+      await register(agent, other, ['scrape.completed']),
+    ];
+    await completedVerification(agent);
+    const settled = await Promise.all(endpoints.slice(0, 2).map((e) => settledDelivery(agent, e.id)));
+    expect(settled.map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+    expect(receiver.to(all)).toHaveLength(1);
+    expect(receiver.to(completed)).toHaveLength(1);
+    // One event, two deliveries of it: the same webhook-id at both endpoints.
+    expect(settled[1]!.eventId).toBe(settled[0]!.eventId);
+    expect([all, completed].map((p) => headerOf(receiver.to(p)[0]!, 'webhook-id'))).toEqual([settled[0]!.eventId, settled[0]!.eventId]);
+    expect((await deliveriesOf(agent, endpoints[2]!.id)).total).toBe(0);
+    expect(receiver.to(other)).toHaveLength(0);
+  });
+
   it('sends verification.failed when the job fails (here: its workflow cancelled by an operator)', async () => {
     const { agent } = await h.signup();
     const path = newPath();

@@ -38,10 +38,20 @@ export async function addDeliveries(em: EntityManager, event: { id: string; orga
     .where('disabledAt', 'is', null)
     .where((eb) => eb.or([eb('events', '@>', sql<string[]>`array['*']::text[]`), eb('events', '@>', sql<string[]>`array[${event.type}]::text[]`)]))
     .execute();
-  for (const endpoint of endpoints) {
+  if (endpoints.length > 0) {
     await db
       .insertInto('webhook_delivery')
-      .values({ id: newId(), endpoint: endpoint.id, event: event.id, status: 'pending', attempts: 0, nextAttemptAt: sql`now()`, createdAt: sql`now()` })
+      .values(
+        endpoints.map((endpoint) => ({
+          id: newId(),
+          endpoint: endpoint.id,
+          event: event.id,
+          status: 'pending' as const,
+          attempts: 0,
+          nextAttemptAt: sql<Date>`now()`,
+          createdAt: sql<Date>`now()`,
+        })),
+      )
       .onConflict((oc) => oc.columns(['endpoint', 'event']).doNothing())
       .execute();
   }
