@@ -7,10 +7,7 @@ import { JOB_GONE } from '../src/errors.ts';
  * snapshot is gone too). A history from before this convention replays the ending it took then (`patched`).
  */
 export function jobGone(error: unknown): boolean {
-  return (
-    error instanceof ActivityFailure &&
-    error.cause instanceof ApplicationFailure &&
-    error.cause.type === JOB_GONE &&
-    patched('job-gone')
-  );
+  // An ordinary activity's failure carries the activity's error as its cause; a local activity's is that error.
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure && cause.type === JOB_GONE && patched('job-gone');
 }
