@@ -27,6 +27,15 @@ beforeAll(async () => {
 afterAll(() => stop?.());
 beforeEach(() => zb.reset());
 
+/** A smtp_api_fallback job of a new organization, over the standard list of 32, once it awaits the decision. */
+async function awaitingDecision() {
+  const { agent } = await h.signup();
+  const listId = await listWithEmails(agent, standardAddressList(32).map((a) => a.email));
+  const created = await startJob(agent, listId, 'smtp_api_fallback');
+  const waiting = await waitForJob(agent, created.id, inStage('awaiting_decision'));
+  return { agent, listId, created, waiting };
+}
+
 describe('verification workflow', () => {
   it('runs as verification-<jobId> with OrganizationId, JobKind and ListId search attributes', async () => {
     const { agent, organizationId } = await h.signup();
@@ -44,13 +53,7 @@ describe('verification workflow', () => {
   });
 
   it('treats no decision within VERIFICATION_DECISION_TIMEOUT as accept_current', async () => {
-    const { agent } = await h.signup();
-    const listId = await listWithEmails(
-      agent,
-      standardAddressList(32).map((a) => a.email),
-    );
-    const created = await startJob(agent, listId, 'smtp_api_fallback');
-    const waiting = await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    const { agent, created, waiting } = await awaitingDecision();
     expect(waiting.userDecision).toBeNull();
     const done = await waitForJob(agent, created.id, inStage('completed'));
     expect(done).toMatchObject({
@@ -73,13 +76,7 @@ describe('verification workflow', () => {
   });
 
   it('ends quietly when its list (and so the job) is deleted while it waits for a decision', async () => {
-    const { agent } = await h.signup();
-    const listId = await listWithEmails(
-      agent,
-      standardAddressList(32).map((a) => a.email),
-    );
-    const created = await startJob(agent, listId, 'smtp_api_fallback');
-    await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    const { agent, listId, created } = await awaitingDecision();
     expect((await agent.delete(`/api/lists/${listId}`)).status).toBe(204);
     // The decision timeout's accept_current finds no job.
     await expectEndedOnJobGone(h, `verification-${created.id}`);
@@ -88,13 +85,7 @@ describe('verification workflow', () => {
   });
 
   it('ends quietly when the job is gone as its decision is stored (the update fails, the workflow does not wait on)', async () => {
-    const { agent } = await h.signup();
-    const listId = await listWithEmails(
-      agent,
-      standardAddressList(32).map((a) => a.email),
-    );
-    const created = await startJob(agent, listId, 'smtp_api_fallback');
-    await waitForJob(agent, created.id, inStage('awaiting_decision'));
+    const { created } = await awaitingDecision();
     // Deleted between the route's check and the update (here: the update sent straight to the workflow).
     await h.sql('delete from verification_job where id = ?', [created.id]);
     const handle = h.temporal.workflow.getHandle(`verification-${created.id}`);
