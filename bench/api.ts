@@ -28,6 +28,7 @@ import type { AppEnv } from '../src/http/env.ts';
 import { handleError } from '../src/http/error-handler.ts';
 import { requireApiKey } from '../src/http/middleware/api-key.ts';
 import { requestContext } from '../src/http/middleware/request-context.ts';
+import { paginated } from '../src/http/schemas/common.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL } from '../test/support/scratch.ts';
 
@@ -166,13 +167,20 @@ try {
   const phone = '+14155550421';
   const phonePath = `/api/external/leads?phone=${encodeURIComponent(phone)}`;
   const direct = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
-  // The floor of any route on this machine: the same query and its JSON behind a bare handler, nothing else
+  // The floor of any route on this machine: the same query and the route's page JSON behind a bare handler, nothing else
   // (no key, no rate limit, no validation, no metrics), on its own pool as the app has.
+  const firstPage = { page: 1, limit: 20 };
   const floorPool = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
   const floor = await listen(
     new Hono()
-      .get(path, async (c) => c.json(await pageListRows(floorPool, org.id, 0, 20)))
-      .get('/api/external/leads', async (c) => c.json(await pageLeadRows(floorPool, org.id, { phone }, 0, 20)))
+      .get(path, async (c) => {
+        const { rows, total } = await pageListRows(floorPool, org.id, 0, 20);
+        return c.json(paginated(rows, total, firstPage));
+      })
+      .get('/api/external/leads', async (c) => {
+        const { rows, total } = await pageLeadRows(floorPool, org.id, { phone }, 0, 20);
+        return c.json(paginated(rows, total, firstPage));
+      })
       .fetch,
   );
   servers.push(floor.server);
