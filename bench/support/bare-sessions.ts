@@ -6,6 +6,7 @@
  */
 import { once } from 'node:events';
 import net from 'node:net';
+import { ReplyAssembler } from '../../src/domain/smtp-reply.ts';
 
 export interface BareDomain {
   ip: string;
@@ -13,7 +14,7 @@ export interface BareDomain {
   addresses: string[];
 }
 
-/** One session; each step waits for that many replies (a reply ends at a line whose 4th character is a space), then sends its lines. */
+/** One session; each step waits for that many replies, then sends its lines. */
 async function session(port: number, { ip, domain, addresses }: BareDomain): Promise<void> {
   const socket = net.connect({ host: ip, port });
   socket.setNoDelay(true);
@@ -25,18 +26,18 @@ async function session(port: number, { ip, domain, addresses }: BareDomain): Pro
     [transaction.length, ['QUIT']],
     [1, []],
   ];
-  let buffered = '';
+  const assembler = new ReplyAssembler();
   let replies = 0;
   let step = 0;
   const done = new Promise<void>((resolve, reject) => {
     socket.on('data', (chunk: string) => {
-      buffered += chunk;
-      let end: number;
-      while ((end = buffered.indexOf('\r\n')) >= 0) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        if (line[3] !== ' ') continue;
-        if (!/^[2-5]/.test(line)) return reject(new Error(`${domain}: ${line}`));
+      let completed;
+      try {
+        completed = assembler.push(chunk);
+      } catch (error) {
+        return reject(error);
+      }
+      for (const _ of completed) {
         if (++replies < steps[step]![0]) continue;
         replies = 0;
         const [, send] = steps[step++]!;
