@@ -1,5 +1,5 @@
 # Runs the API, the Temporal worker, or both (ROLE=api|worker|all) from the TypeScript sources:
-# Node 24 strips the types itself, so there is no build step.
+# Node 24 strips the types itself, so the service has no build step (only the dashboard's bundle, below).
 FROM node:24-slim
 
 ENV NODE_ENV=production
@@ -10,6 +10,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
+# The dashboard's bundle (web/ → dist/dashboard/): the install above ran before the sources were here.
+RUN node scripts/build-dashboard.ts
 
 USER node
 EXPOSE 3000

@@ -13,6 +13,7 @@ import { requestHeader } from './request-header.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { bulkEnrichmentRoutesFor, enrichmentRoutes, enrichOneRoutesFor } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
@@ -112,6 +113,8 @@ export function createApp(deps: AppDeps) {
     },
   });
   app.route('/', docsRoutes);
+  // Last: the dashboard answers only what no route above did.
+  app.route('/', dashboardRoutes());
 
   app.notFound((c) =>
     c.json(errorBody(new ApiError('not_found', `Route ${c.req.method} ${c.req.path} not found`)), 404),

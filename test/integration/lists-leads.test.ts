@@ -110,6 +110,32 @@ describe('leads', () => {
     expect(bad.details[0].path).toBe('json.leads.0.networkUrl');
   });
 
+  it('searches a list\'s leads by text in names, company and emails, case-insensitively, with LIKE characters taken literally', async () => {
+    const list = await newList();
+    const other = await newList();
+    await agent.post(`/api/lists/${list.id}/leads`, {
+      leads: [
+        { firstName: 'Jane', lastName: 'Doe', company: 'Acme', email: 'jane@acme.test' },
+        { firstName: 'John', company: 'Globex', email: 'john@globex.test', workEmail: 'j.roe@acme.test' },
+        { firstName: 'Ann', company: '100% Growth_Co', email: 'ann@growth.test' },
+      ],
+    });
+    await agent.post(`/api/lists/${other.id}/leads`, { leads: [{ firstName: 'Jane', company: 'Acme' }] });
+    const names = async (query: string) => {
+      const res = await agent.get(`/api/lists/${list.id}/leads?${query}`);
+      expect(res.status).toBe(200);
+      return res.body.data.map((lead: { firstName: string }) => lead.firstName);
+    };
+    expect(await names('search=ACME')).toEqual(['Jane', 'John']);
+    expect(await names('search=doe')).toEqual(['Jane']);
+    expect(await names('search=%25')).toEqual(['Ann']);
+    expect(await names('search=_')).toEqual(['Ann']);
+    expect(await names('search=nobody')).toEqual([]);
+    expect(await names('search=acme&emailStatus=Valid')).toEqual([]);
+    expect((await agent.get(`/api/lists/${list.id}/leads?search=acme&limit=1`)).body).toMatchObject({ total: 2, totalPages: 2 });
+    expectError(await agent.get(`/api/lists/${list.id}/leads?search=${'x'.repeat(201)}`), 400, 'validation_error');
+  });
+
   it('reads, filters by emailStatus, updates and deletes a lead', async () => {
     const list = await newList();
     const created = (await agent.post(`/api/lists/${list.id}/leads`, { leads: [{ email: 'a@x.test' }, { email: 'b@x.test' }] })).body.leads;

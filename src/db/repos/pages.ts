@@ -54,7 +54,13 @@ export interface LeadFilter {
   emailStatus?: EmailResult;
   email?: string;
   phone?: string;
+  /** Case-insensitive substring of the name, title, company, domain or any email or phone of the lead. */
+  search?: string;
 }
+
+/** The columns `search` looks in (the dashboard's leads table); a list's leads are few enough to scan. */
+const SEARCHED = ['first_name', 'last_name', 'title', 'company', 'company_domain', 'email', 'work_email', 'personal_email', 'phone'];
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 const LEAD_COLUMNS = `id, list_id as "listId", first_name as "firstName", last_name as "lastName", title, company,
        company_domain as "companyDomain", email, network_url as "networkUrl", work_email as "workEmail",
@@ -70,7 +76,7 @@ const FILTERS = [
 ] as const;
 
 /**
- * A page of an organization's leads, oldest first. Each combination of filters is its own statement (16 at
+ * A page of an organization's leads, oldest first. Each combination of filters is its own statement (32 at
  * most), so every one is planned for the index it can use rather than one generic plan with optional terms.
  */
 export function pageLeadRows<T>(pool: Pool, organizationId: string, filter: LeadFilter, offset: number, limit: number): Promise<Page<T>> {
@@ -83,6 +89,11 @@ export function pageLeadRows<T>(pool: Pool, organizationId: string, filter: Lead
     values.push(value);
     where.push(`${column} = $${values.length}`);
     name += `_${field}`;
+  }
+  if (filter.search !== undefined) {
+    values.push(likePattern(filter.search));
+    where.push(`(${SEARCHED.map((column) => `${column} ilike $${values.length}`).join(' or ')})`);
+    name += '_search';
   }
   const conditions = where.join(' and ');
   values.push(limit, offset);

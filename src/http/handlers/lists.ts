@@ -50,10 +50,10 @@ export async function pageListLeadDtos(
   pool: Pool,
   organizationId: string,
   listId: string,
-  query: PageQuery & Pick<LeadFilter, 'emailStatus'>,
+  query: PageQuery & Pick<LeadFilter, 'emailStatus' | 'search'>,
 ) {
   const list = await getList(em, organizationId, listId);
-  const filter = { listId: list.id, emailStatus: query.emailStatus };
+  const filter = { listId: list.id, emailStatus: query.emailStatus, search: query.search };
   const { rows, total } = await pageLeadRows<LeadDto>(pool, organizationId, filter, offsetOf(query), query.limit);
   return paginated(rows, total, query);
 }

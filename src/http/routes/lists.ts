@@ -14,7 +14,7 @@ import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
 import { pageOf, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
-import { BulkLeadsResult, BulkLeadsSchema, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
+import { BulkLeadsResult, BulkLeadsSchema, LeadSchema, ListLeadsQuerySchema } from '../schemas/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
 import { requestEm } from '../middleware/request-context.ts';
 
@@ -104,7 +104,7 @@ export const listRoutesFor = (audience: Audience) =>
         path: '/{listId}/leads',
         tags: [audience.tag('leads')],
         summary: "A list's leads, oldest first",
-        request: { params: ListParams, query: PageQuerySchema.extend(LeadFilterSchema.shape) },
+        request: { params: ListParams, query: PageQuerySchema.extend(ListLeadsQuerySchema.shape) },
         responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },
         errors: ['validation_error', 'not_found'],
       }),

@@ -59,3 +59,14 @@ export const BulkLeadsResult = z.object({ created: z.number().int(), leads: z.ar
 export const LeadFilterSchema = z.object({
   emailStatus: z.enum(EMAIL_RESULTS).optional(),
 });
+
+/** A list's leads as the dashboard searches them. */
+export const ListLeadsQuerySchema = LeadFilterSchema.extend({
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Case-insensitive text in the name, title, company, domain, emails or phone', example: 'acme' }),
+});

@@ -1,0 +1,390 @@
+import { useState } from 'preact/hooks';
+import { api, get, type Page, post, query } from '../api.ts';
+import { ALL_SCOPES } from '../../src/domain/scopes.ts';
+import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
+import { ConfirmButton, Empty, ErrorNote, Loading, Notice, Pager, useAction, useLoad, when, words } from '../ui.tsx';
+
+export function SettingsScreen() {
+  return (
+    <section>
+      <h1>Settings</h1>
+      <Providers />
+      <ApiKeys />
+      <Webhooks />
+    </section>
+  );
+}
+
+interface ProviderSetting {
+  provider: string;
+  kind: string;
+  enabled: boolean;
+  priority: number;
+  hasApiKey: boolean;
+  hasPlatformKey: boolean;
+}
+
+const PROVIDER_NAMES: Record<string, string> = { pdl: 'People Data Labs', hunter: 'Hunter', lusha: 'Lusha' };
+
+function Providers() {
+  const providers = useLoad(() => get<{ providers: ProviderSetting[] }>('/api/settings/enrichment-providers'), []);
+  const action = useAction();
+  const [saved, setSaved] = useState<string | null>(null);
+  const update = (change: Record<string, unknown>, done: string) =>
+    void action.run(async () => {
+      setSaved(null);
+      providers.setData(await api('PUT', '/api/settings/enrichment-providers', { providers: [change] }));
+      setSaved(done);
+    });
+  const saveKey = (provider: string) => (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const apiKey = String(new FormData(form).get('apiKey')).trim();
+    if (!apiKey) return;
+    update({ provider, apiKey }, `The ${PROVIDER_NAMES[provider] ?? provider} key is stored.`);
+    form.reset();
+  };
+  const list = [...(providers.data?.providers ?? [])].sort((a, b) => a.priority - b.priority);
+  return (
+    <div class="card">
+      <h2>Enrichment providers</h2>
+      <p class="hint">
+        Enrichment asks the enabled providers in this order until one has the data. Keys you store are encrypted and never shown again; without
+        one, the platform’s key is used when there is one.
+      </p>
+      <ErrorNote error={providers.error ?? action.error} />
+      {saved && <Notice>{saved}</Notice>}
+      {!providers.data ? (
+        <Loading what="providers" />
+      ) : (
+        <ol class="providers">
+          {list.map((p, i) => (
+            <li key={p.provider} data-testid={`provider-${p.provider}`}>
+              <div class="provider-head">
+                <strong>{PROVIDER_NAMES[p.provider] ?? p.provider}</strong> <span class="hint">{words(p.kind)}</span>
+                <label class="choice">
+                  <input type="checkbox" checked={p.enabled} disabled={action.busy} onChange={() => update({ provider: p.provider, enabled: !p.enabled }, p.enabled ? `${PROVIDER_NAMES[p.provider]} is off.` : `${PROVIDER_NAMES[p.provider]} is on.`)} />
+                  Enabled
+                </label>
+                <button type="button" disabled={i === 0 || action.busy} onClick={() => update({ provider: p.provider, priority: i }, 'Order saved.')} aria-label={`Move ${PROVIDER_NAMES[p.provider]} up`}>
+                  ↑ Up
+                </button>
+                <button type="button" disabled={i === list.length - 1 || action.busy} onClick={() => update({ provider: p.provider, priority: i + 2 }, 'Order saved.')} aria-label={`Move ${PROVIDER_NAMES[p.provider]} down`}>
+                  ↓ Down
+                </button>
+              </div>
+              <form class="inline" onSubmit={saveKey(p.provider)}>
+                <label>
+                  Your own API key
+                  <input name="apiKey" type="password" autoComplete="off" placeholder={p.hasApiKey ? 'stored (enter a new one to replace it)' : p.hasPlatformKey ? 'none: the platform key is used' : 'none'} />
+                </label>
+                <button type="submit" disabled={action.busy}>
+                  Save key
+                </button>
+                {p.hasApiKey && (
+                  <button type="button" disabled={action.busy} onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}>
+                    Remove key
+                  </button>
+                )}
+              </form>
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+interface ApiKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  start: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+function ApiKeys() {
+  const keys = useLoad(() => get<{ data: ApiKey[] }>('/api/api-keys'), []);
+  const action = useAction();
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const expiry = String(data.get('expiresAt') ?? '');
+    void action.run(async () => {
+      const key = await post<ApiKey & { key: string }>('/api/api-keys', {
+        name: data.get('name'),
+        scopes: data.getAll('scopes'),
+        ...(expiry ? { expiresAt: new Date(`${expiry}T23:59:59`).toISOString() } : {}),
+      });
+      setSecret(key.key);
+      form.reset();
+      keys.reload();
+    });
+  };
+  const revoke = (id: string) =>
+    void action.run(async () => {
+      await api('DELETE', `/api/api-keys/${id}`);
+      keys.reload();
+    });
+  return (
+    <div class="card">
+      <h2>API keys</h2>
+      <p class="hint">For integrations (a CRM, a dialer): each key acts for this organization with the scopes you give it. See the API docs at <a href="/docs">/docs</a>.</p>
+      <form onSubmit={create} aria-label="New API key">
+        <label>
+          Key name
+          <input name="name" required maxLength={200} />
+        </label>
+        <fieldset>
+          <legend>Scopes</legend>
+          <div class="checks">
+            {ALL_SCOPES.map((scope) => (
+              <label key={scope} class="choice">
+                <input type="checkbox" name="scopes" value={scope} />
+                {scope}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label>
+          Expires on (optional)
+          <input name="expiresAt" type="date" />
+        </label>
+        <button type="submit" class="primary" disabled={action.busy}>
+          Create key
+        </button>
+      </form>
+      <ErrorNote error={action.error ?? keys.error} />
+      {secret && (
+        <div class="secret" role="status" data-testid="new-key">
+          <p>
+            <strong>Copy this key now: it is not shown again.</strong>
+          </p>
+          <code>{secret}</code>{' '}
+          <button type="button" onClick={() => setSecret(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {!keys.data ? (
+        <Loading what="API keys" />
+      ) : keys.data.data.length === 0 ? (
+        <Empty>No API key yet. Create one for each tool that calls the API.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table data-testid="keys">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Starts with</th>
+                <th>Scopes</th>
+                <th>Expires</th>
+                <th>Last used</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.data.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.start}…</code>
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
+                  <td>{when(key.lastUsedAt)}</td>
+                  <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : <ConfirmButton label="Revoke" confirm={`Revoke ${key.name} now`} onConfirm={() => revoke(key.id)} />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  createdAt: string;
+  disabledAt: string | null;
+}
+
+function Webhooks() {
+  const endpoints = useLoad(() => get<{ data: Endpoint[] }>('/api/webhooks'), []);
+  const action = useAction();
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const create = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    void action.run(async () => {
+      const endpoint = await post<Endpoint & { secret: string }>('/api/webhooks', {
+        url: data.get('url'),
+        events: data.getAll('events'),
+        description: String(data.get('description') ?? '') || undefined,
+      });
+      setSecret(endpoint.secret);
+      form.reset();
+      endpoints.reload();
+    });
+  };
+  const remove = (id: string) =>
+    void action.run(async () => {
+      await api('DELETE', `/api/webhooks/${id}`);
+      endpoints.reload();
+    });
+  return (
+    <div class="card">
+      <h2>Webhooks</h2>
+      <p class="hint">The service calls your URL when a job needs a decision, completes or fails, signed with the endpoint’s secret (Standard Webhooks).</p>
+      <form onSubmit={create} aria-label="New webhook endpoint">
+        <label>
+          Endpoint URL
+          <input name="url" required placeholder="https://crm.example.com/hooks/leads" />
+        </label>
+        <fieldset>
+          <legend>Events</legend>
+          <div class="checks">
+            <label class="choice">
+              <input type="checkbox" name="events" value="*" />
+              all events
+            </label>
+            {WEBHOOK_EVENTS.map((type) => (
+              <label key={type} class="choice">
+                <input type="checkbox" name="events" value={type} />
+                {type}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label>
+          Description (optional)
+          <input name="description" maxLength={500} />
+        </label>
+        <button type="submit" class="primary" disabled={action.busy}>
+          Add endpoint
+        </button>
+      </form>
+      <ErrorNote error={action.error ?? endpoints.error} />
+      {secret && (
+        <div class="secret" role="status" data-testid="new-webhook">
+          <p>
+            <strong>The signing secret, shown once: store it with your receiver.</strong>
+          </p>
+          <code>{secret}</code>{' '}
+          <button type="button" onClick={() => setSecret(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {!endpoints.data ? (
+        <Loading what="webhook endpoints" />
+      ) : endpoints.data.data.length === 0 ? (
+        <Empty>No endpoint yet. Add one to hear about finished jobs without polling.</Empty>
+      ) : (
+        <ul class="endpoints" data-testid="endpoints">
+          {endpoints.data.data.map((endpoint) => (
+            <li key={endpoint.id}>
+              <div>
+                <code>{endpoint.url}</code> {endpoint.disabledAt && <span class="tag">disabled {when(endpoint.disabledAt)} (the receiver answered 410)</span>}
+                <div class="hint">
+                  {endpoint.events.join(', ')}
+                  {endpoint.description ? ` · ${endpoint.description}` : ''}
+                </div>
+              </div>
+              <div class="actions">
+                <button type="button" aria-expanded={open === endpoint.id} onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
+                  {open === endpoint.id ? 'Hide deliveries' : 'Deliveries'}
+                </button>
+                <ConfirmButton label="Delete" confirm="Delete this endpoint" onConfirm={() => remove(endpoint.id)} />
+              </div>
+              {open === endpoint.id && <Deliveries endpointId={endpoint.id} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+interface Delivery {
+  id: string;
+  type: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+function Deliveries({ endpointId }: { endpointId: string }) {
+  const [page, setPage] = useState(1);
+  const deliveries = useLoad(() => get<Page<Delivery>>(`/api/webhooks/${endpointId}/deliveries${query({ page, limit: 20 })}`), [endpointId, page]);
+  const action = useAction();
+  const [sent, setSent] = useState<string | null>(null);
+  const retry = (id: string) =>
+    void action.run(async () => {
+      await post(`/api/webhooks/${endpointId}/deliveries/${id}/retry`);
+      setSent(id);
+      deliveries.reload();
+    });
+  if (deliveries.error) return <ErrorNote error={deliveries.error} />;
+  if (!deliveries.data) return <Loading what="deliveries" />;
+  if (deliveries.data.total === 0) return <Empty>No delivery yet: one is sent when a subscribed event happens.</Empty>;
+  return (
+    <div>
+      <div class="actions">
+        <button type="button" onClick={deliveries.reload}>
+          Refresh
+        </button>
+      </div>
+      {sent && <Notice>The delivery is sent again.</Notice>}
+      <ErrorNote error={action.error} />
+      <div class="table-wrap">
+        <table data-testid="deliveries">
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>Status</th>
+              <th>Attempts</th>
+              <th>Last answer</th>
+              <th>Next attempt</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.data.data.map((d) => (
+              <tr key={d.id}>
+                <td>
+                  {d.type}
+                  <div class="hint">{when(d.createdAt)}</div>
+                </td>
+                <td>{d.status}</td>
+                <td class="num">{d.attempts}</td>
+                <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+                <td>{when(d.nextAttemptAt)}</td>
+                <td>
+                  <button type="button" disabled={action.busy} onClick={() => retry(d.id)}>
+                    Retry
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager page={deliveries.data} onPage={setPage} />
+    </div>
+  );
+}

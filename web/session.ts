@@ -1,0 +1,17 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Me } from './types.ts';
+
+export interface Session {
+  me: Me;
+  /** Reads the user and organization again (the credit balance moves with every paid action). */
+  refresh(): Promise<void>;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside a signed-in page');
+  return session;
+}
