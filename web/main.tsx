@@ -12,16 +12,17 @@ import { Loading } from './ui.tsx';
 import { SessionContext } from './session.ts';
 
 /** Hash routing: `#/lists/<id>` and the like, so every page path the server sees is `/`. */
-function useRoute(): string[] {
-  const read = () => location.hash.replace(/^#\/?/, '').split('?')[0]!.split('/').filter(Boolean);
-  const [route, setRoute] = useState(read);
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash);
   useEffect(() => {
-    const update = () => setRoute(read());
+    const update = () => setHash(location.hash);
     addEventListener('hashchange', update);
     return () => removeEventListener('hashchange', update);
   }, []);
-  return route;
+  return hash;
 }
+
+const routeOf = (hash: string) => hash.replace(/^#\/?/, '').split('?')[0]!.split('/').filter(Boolean);
 
 const SECTIONS = [
   ['lists', 'Lists'],
@@ -79,7 +80,8 @@ function Screen({ route }: { route: string[] }) {
 }
 
 function App() {
-  const route = useRoute();
+  const hash = useHash();
+  const route = routeOf(hash);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
@@ -139,7 +141,8 @@ function App() {
             </div>
           </header>
           <main id="main" tabIndex={-1}>
-            <Screen route={route} />
+            {/* Keyed by the whole address: every navigation starts the screen afresh, with its query (?list=). */}
+            <Screen key={hash} route={route} />
           </main>
         </SessionContext.Provider>
       )}

@@ -267,6 +267,169 @@ describe('the dashboard, one user from sign-up on', () => {
     expect(await alert().textContent()).toMatch(/email/i);
     expect(await alert().textContent()).not.toMatch(/unprocessable/);
   });
+
+  it('settings: providers (order, on/off, own key never shown back), API keys (secret once, revoke), webhook endpoints; refusals in words', { timeout: 120_000 }, async () => {
+    await go('#/settings');
+    const lusha = page.getByTestId('provider-lusha');
+    await lusha.getByLabel('Enabled').uncheck();
+    await page.getByText('Lusha is off.').waitFor();
+    await lusha.getByRole('button', { name: 'Move Lusha up' }).click();
+    await page.getByText('Order saved.').waitFor();
+    expect(await page.locator('.providers > li strong').allTextContents()).toEqual(['People Data Labs', 'Lusha', 'Hunter']);
+    const ownKey = `hunter-own-${randomUUID()}`;
+    const hunter = page.getByTestId('provider-hunter');
+    await hunter.getByLabel('Your own API key').fill(ownKey);
+    await hunter.getByRole('button', { name: 'Save key' }).click();
+    await page.getByText('The Hunter key is stored.').waitFor();
+    await hunter.getByRole('button', { name: 'Remove key' }).waitFor();
+    expect(await hunter.getByLabel('Your own API key').getAttribute('placeholder')).toContain('stored');
+    await page.reload();
+    await page.getByTestId('provider-hunter').getByRole('button', { name: 'Remove key' }).waitFor();
+    expect(await page.content()).not.toContain(ownKey);
+    // Back to the platform's providers for the enrichment below.
+    await page.getByTestId('provider-hunter').getByRole('button', { name: 'Remove key' }).click();
+    await page.getByText('The key is removed.').waitFor();
+    await page.getByTestId('provider-lusha').getByLabel('Enabled').check();
+    await page.getByText('Lusha is on.').waitFor();
+
+    // API keys: a key without any scope is refused with the API's reason.
+    const keyForm = page.getByRole('form', { name: 'New API key' });
+    await keyForm.getByLabel('Key name').fill('Dialer');
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    expect(await alert().textContent()).toMatch(/scopes/);
+    await keyForm.getByLabel('leads:read').check();
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-key').locator('code').textContent())!;
+    expect(secret).toMatch(/^lek_/);
+    const keys = page.getByTestId('keys');
+    await keys.getByText('Dialer').waitFor();
+    expect(await keys.textContent()).toContain(secret.slice(0, 8));
+    expect(await keys.textContent()).not.toContain(secret);
+    const byKey = await context.request.get(`${app!.url}/api/external/leads`, { headers: { 'X-API-Key': secret } });
+    expect(byKey.status()).toBe(200);
+    await keys.getByRole('button', { name: 'Revoke' }).click();
+    await keys.getByRole('button', { name: 'Revoke Dialer now' }).click();
+    await keys.getByText(/revoked/).waitFor();
+    expect((await context.request.get(`${app!.url}/api/external/leads`, { headers: { 'X-API-Key': secret } })).status()).toBe(401);
+
+    // Webhooks: a URL that is no URL is refused in words; a good one shows its signing secret once.
+    const hookForm = page.getByRole('form', { name: 'New webhook endpoint' });
+    await hookForm.getByLabel('Endpoint URL').fill('not a url');
+    await hookForm.getByLabel('all events').check();
+    await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await alert().textContent()).toMatch(/webhook URL/i);
+    await hookForm.getByLabel('Endpoint URL').fill(receiver!.url('/hooks'));
+    await hookForm.getByLabel('all events').check();
+    await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await page.getByTestId('new-webhook').locator('code').textContent()).toMatch(/^whsec_/);
+    await page.getByTestId('endpoints').getByText(receiver!.url('/hooks')).waitFor();
+    const { phoneOverflow } = await captureScreen(page, 'settings');
+    expect(phoneOverflow).toBe(0);
+  });
+
+  it('scrape: the three kinds with their samples, upload, live progress, pause and resume, items, download and sync into a list', { timeout: 180_000 }, async () => {
+    const serper = world!.providers.serper;
+    const rows = companyRows(12, 3, serper, 'dash');
+    // Slow searches, so the job is still running when the user pauses it.
+    serper.setMode({ kind: 'delay', ms: 10_000 });
+    await go('#/scrape');
+    await page.getByText('No scrape job yet').waitFor();
+    for (const kind of ['companies', 'names', 'domains']) {
+      const sample = await page.getByRole('link', { name: `Sample ${kind}.csv` }).getAttribute('href');
+      expect((await context.request.get(`${app!.url}${sample}`)).status()).toBe(200);
+    }
+    await captureScreen(page, 'scrape-start');
+    // Refused: a header the service cannot read.
+    await page.getByLabel('CSV file').setInputFiles({ name: 'junk.csv', mimeType: 'text/csv', buffer: Buffer.from('colour,size\nred,9\n') });
+    await page.getByRole('button', { name: 'Start scrape' }).click();
+    expect(await alert().textContent()).toMatch(/No recognized column.*Accepted column names/);
+
+    await page.getByLabel('CSV file').setInputFiles({ name: 'companies.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.csv) });
+    await page.getByLabel(/Job name/).fill('Dash targets');
+    await page.getByRole('button', { name: 'Start scrape' }).click();
+    await page.getByRole('heading', { name: 'Dash targets' }).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByTestId('scrape-status').filter({ hasText: 'paused' }).waitFor();
+    await captureScreen(page, 'scrape-paused');
+    serper.setMode({ kind: 'normal' });
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByTestId('scrape-status').filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('found').textContent()).toBe(`${rows.found.size} profiles in 12 rows searched`);
+    await expectRows('[data-testid=items] tbody tr', 12);
+
+    const found = await page.getByRole('link', { name: 'Download found only' }).getAttribute('href');
+    const csv = (await (await context.request.get(`${app!.url}${found}`)).text()).trim().split('\n');
+    expect(csv[0]!.trim()).toBe('first_name,last_name,company,role,network_url,status');
+    expect(csv).toHaveLength(1 + rows.found.size);
+
+    await page.getByRole('button', { name: 'Sync finds into a new list' }).click();
+    await page.getByRole('link', { name: 'Open the list' }).click();
+    await page.getByRole('heading', { name: new RegExp(`Dash targets.*${rows.found.size} leads`) }).waitFor();
+    await expectRows('table.leads tbody tr', rows.found.size);
+  });
+
+  it('enrichment: one profile, then a whole list with its estimate first, live progress, credits used; refusals in words', { timeout: 180_000 }, async () => {
+    const pdl = world!.providers.pdl;
+    const single = world!.profile('dash-single');
+    const singleEmail = world!.mailbox(MAIL.company);
+    pdl.fixtures.people.set(single, { first_name: 'Sam', last_name: 'Single', job_title: 'CFO', job_company_name: 'Acme', work_email: singleEmail });
+    const janeEmail = world!.mailbox(MAIL.company);
+    pdl.fixtures.people.set('https://www.linkedin.com/in/dash-jane', { first_name: 'Jane', last_name: 'Doe', work_email: janeEmail, mobile_phone: '+14155550177' });
+
+    await go('#/enrichment');
+    const lookup = page.getByRole('form', { name: 'Look up one profile' });
+    await lookup.getByLabel('Profile URL').fill('https://example.com/jane');
+    await lookup.getByRole('button', { name: 'Enrich' }).click();
+    expect(await alert().textContent()).toMatch(/profile URL/);
+    await lookup.getByLabel('Profile URL').fill(single);
+    await lookup.getByRole('button', { name: 'Enrich' }).click();
+    const result = page.getByTestId('enrich-result');
+    await result.waitFor();
+    expect(await result.textContent()).toContain(singleEmail);
+    expect(await result.textContent()).toContain('Credits used: 1.');
+    await page.getByTestId('balance').filter({ hasText: '99 credits' }).waitFor();
+
+    await go(`#/enrichment?list=${listId}`);
+    const bulk = page.getByRole('form', { name: 'Enrich a list' });
+    await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 12 credits for 3 leads' }).waitFor();
+    await bulk.getByLabel(/Personal email/).uncheck();
+    await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 9 credits for 3 leads' }).waitFor();
+    await captureScreen(page, 'enrichment');
+    await bulk.getByRole('button', { name: 'Start enrichment' }).click();
+    const job = page.getByTestId('bulk-job');
+    await job.getByText(/: completed/).waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('bulk-credits').textContent()).toBe('3 of at most 9');
+    await page.getByTestId('balance').filter({ hasText: '96 credits' }).waitFor();
+    await job.getByRole('link', { name: 'open the list' }).click();
+    const jane = page.locator('table.leads tbody tr').filter({ hasText: 'Jane Doe' });
+    await jane.getByText(janeEmail).waitFor();
+    expect(await jane.textContent()).toContain('+14155550177');
+  });
+
+  it('settings: the webhook delivery log shows the jobs’ events, and a delivery can be sent again', { timeout: 120_000 }, async () => {
+    await go('#/settings');
+    const endpoint = page.getByTestId('endpoints').locator('li').first();
+    await endpoint.getByRole('button', { name: 'Deliveries' }).click();
+    const log = page.getByTestId('deliveries');
+    // Deliveries go out within seconds of each event; the log is read again until the last job's is there.
+    await expect
+      .poll(
+        async () => {
+          await endpoint.getByRole('button', { name: 'Refresh' }).click();
+          return (await log.count()) > 0 ? await log.textContent() : '';
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toContain('enrichment.completed');
+    const scrape = log.locator('tbody tr').filter({ hasText: 'scrape.completed' });
+    expect(await scrape.textContent()).toContain('succeeded');
+    const before = receiver!.to('/hooks').length;
+    await scrape.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('The delivery is sent again.').waitFor();
+    await expect.poll(() => receiver!.to('/hooks').length, { timeout: 30_000 }).toBeGreaterThan(before);
+    await captureScreen(page, 'webhooks');
+    expect(consoleProblems).toEqual([]);
+  });
 });
 
 /** Waits for the table to show `n` rows (the page's CSP forbids evaluating strings, so Playwright polls locators). */

@@ -101,7 +101,9 @@ function BulkStart() {
   return (
     <form class="card" onSubmit={submit} aria-label="Enrich a list">
       <h2>Enrich a whole list</h2>
-      {lists.data && lists.data.total === 0 ? (
+      {!lists.data ? (
+        <Loading what="your lists" />
+      ) : lists.data.total === 0 ? (
         <Empty>
           No list yet. <a href="#/lists">Create a list</a> of leads with profile URLs first.
         </Empty>

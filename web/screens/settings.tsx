@@ -30,10 +30,20 @@ function Providers() {
   const providers = useLoad(() => get<{ providers: ProviderSetting[] }>('/api/settings/enrichment-providers'), []);
   const action = useAction();
   const [saved, setSaved] = useState<string | null>(null);
-  const update = (change: Record<string, unknown>, done: string) =>
+  const update = (change: { provider: string } & Record<string, unknown>, done: string) =>
     void action.run(async () => {
       setSaved(null);
-      providers.setData(await api('PUT', '/api/settings/enrichment-providers', { providers: [change] }));
+      // The switch moves at once (a controlled checkbox would otherwise spring back until the answer comes).
+      if (typeof change.enabled === 'boolean' && providers.data) {
+        const enabled = change.enabled;
+        providers.setData({ providers: providers.data.providers.map((p) => (p.provider === change.provider ? { ...p, enabled } : p)) });
+      }
+      try {
+        providers.setData(await api('PUT', '/api/settings/enrichment-providers', { providers: [change] }));
+      } catch (failure) {
+        providers.reload(); // back to what is stored
+        throw failure;
+      }
       setSaved(done);
     });
   const saveKey = (provider: string) => (event: Event) => {
@@ -339,9 +349,6 @@ function Deliveries({ endpointId }: { endpointId: string }) {
       setSent(id);
       deliveries.reload();
     });
-  if (deliveries.error) return <ErrorNote error={deliveries.error} />;
-  if (!deliveries.data) return <Loading what="deliveries" />;
-  if (deliveries.data.total === 0) return <Empty>No delivery yet: one is sent when a subscribed event happens.</Empty>;
   return (
     <div>
       <div class="actions">
@@ -350,7 +357,21 @@ function Deliveries({ endpointId }: { endpointId: string }) {
         </button>
       </div>
       {sent && <Notice>The delivery is sent again.</Notice>}
-      <ErrorNote error={action.error} />
+      <ErrorNote error={action.error ?? deliveries.error} />
+      {!deliveries.data ? (
+        <Loading what="deliveries" />
+      ) : deliveries.data.total === 0 ? (
+        <Empty>No delivery yet: one is sent when a subscribed event happens.</Empty>
+      ) : (
+        <DeliveryTable page={deliveries.data} busy={action.busy} onRetry={retry} onPage={setPage} />
+      )}
+    </div>
+  );
+}
+
+function DeliveryTable({ page, busy, onRetry, onPage }: { page: Page<Delivery>; busy: boolean; onRetry: (id: string) => void; onPage: (page: number) => void }) {
+  return (
+    <>
       <div class="table-wrap">
         <table data-testid="deliveries">
           <thead>
@@ -364,7 +385,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
             </tr>
           </thead>
           <tbody>
-            {deliveries.data.data.map((d) => (
+            {page.data.map((d) => (
               <tr key={d.id}>
                 <td>
                   {d.type}
@@ -375,7 +396,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
                 <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
                 <td>{when(d.nextAttemptAt)}</td>
                 <td>
-                  <button type="button" disabled={action.busy} onClick={() => retry(d.id)}>
+                  <button type="button" disabled={busy} onClick={() => onRetry(d.id)}>
                     Retry
                   </button>
                 </td>
@@ -384,7 +405,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
           </tbody>
         </table>
       </div>
-      <Pager page={deliveries.data} onPage={setPage} />
-    </div>
+      <Pager page={page} onPage={onPage} />
+    </>
   );
 }
