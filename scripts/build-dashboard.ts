@@ -15,7 +15,9 @@ const STAMP = path.join(DASHBOARD_DIR, '.sources');
 
 async function sourcesHash(): Promise<string> {
   const hash = createHash('sha256');
-  const entries = (await Promise.all(SOURCES.map((dir) => readdir(dir, { recursive: true, withFileTypes: true })))).flat();
+  const entries = (
+    await Promise.all(SOURCES.map((dir) => readdir(dir, { recursive: true, withFileTypes: true })))
+  ).flat();
   const files = entries
     .filter((entry) => entry.isFile())
     .map((entry) => path.join(entry.parentPath, entry.name))
@@ -40,12 +42,18 @@ export async function ensureDashboardBuilt(): Promise<boolean> {
     logLevel: 'warn',
     base: '/',
     oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-    build: { outDir: DASHBOARD_DIR, emptyOutDir: true, assetsInlineLimit: 0, modulePreload: { polyfill: false } },
+    build: {
+      outDir: DASHBOARD_DIR,
+      emptyOutDir: true,
+      assetsInlineLimit: 0,
+      modulePreload: { polyfill: false },
+    },
   });
   await writeFile(STAMP, wanted);
   return true;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (await ensureDashboardBuilt()) console.log(`dashboard built into ${path.relative(process.cwd(), DASHBOARD_DIR)}/`);
+  if (await ensureDashboardBuilt())
+    console.log(`dashboard built into ${path.relative(process.cwd(), DASHBOARD_DIR)}/`);
 }

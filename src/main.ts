@@ -32,7 +32,7 @@ async function main() {
     const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
     const app = createApp({ config, orm, temporal, workerMetricsUrl, smtpEnvironment: activityDeps?.prober.environment, ...hotPath });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
-      log.info('api listening', { url: `http://localhost:${info.port}`, docs: `http://localhost:${info.port}/docs` }),
+      log.info('api listening', { url: `http://localhost:${info.port}`, dashboard: `http://localhost:${info.port}/`, docs: `http://localhost:${info.port}/docs` }),
     );
     stops.push(
       () => new Promise<void>((resolve) => server.close(() => resolve())),

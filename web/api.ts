@@ -24,12 +24,19 @@ export function onUnauthorized(listener: () => void): () => void {
 
 function describe(status: number, body: unknown): ApiFailure {
   const error = (body as ErrorBody | null)?.error;
-  if (!error) return new ApiFailure(status, 'unexpected', `The service answered ${status} without an explanation. Try again in a moment.`);
+  if (!error)
+    return new ApiFailure(
+      status,
+      'unexpected',
+      `The service answered ${status} without an explanation. Try again in a moment.`,
+    );
   let message = error.message;
   const details = error.details;
   if (Array.isArray(details) && details.length > 0) {
     const fields = details
-      .map((d: { path?: unknown; message?: unknown; row?: unknown }) => [d.path, d.message].filter((part) => typeof part === 'string' && part).join(': '))
+      .map((d: { path?: unknown; message?: unknown; row?: unknown }) =>
+        [d.path, d.message].filter((part) => typeof part === 'string' && part).join(': '),
+      )
       .filter(Boolean);
     if (fields.length > 0) message += ` (${fields.join('; ')})`;
   } else if (details && typeof details === 'object') {
@@ -61,7 +68,8 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     parsed = null; // not JSON (a proxy's error page): described by its status below
   }
   if (!res.ok) {
-    if (res.status === 401 && !path.startsWith('/api/auth/')) unauthorizedListeners.forEach((listener) => listener());
+    if (res.status === 401 && !path.startsWith('/api/auth/'))
+      unauthorizedListeners.forEach((listener) => listener());
     throw describe(res.status, parsed);
   }
   return parsed as T;
@@ -80,7 +88,8 @@ export interface Page<T> {
 
 export const query = (params: Record<string, string | number | undefined | null>) => {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 };

@@ -29,10 +29,16 @@ function splitLine(line: string, delimiter: string): string[] {
 
 /** The header and the first `rows` data lines of a CSV text (`,` or `;`, as the service accepts). */
 export function previewCsv(text: string, rows = 5): CsvPreview {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((line) => line.trim() !== '');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
   const header = lines[0] ?? '';
   const delimiter = (header.match(/;/g)?.length ?? 0) > (header.match(/,/g)?.length ?? 0) ? ';' : ',';
-  return { columns: splitLine(header, delimiter), rows: lines.slice(1, rows + 1).map((line) => splitLine(line, delimiter)) };
+  return {
+    columns: splitLine(header, delimiter),
+    rows: lines.slice(1, rows + 1).map((line) => splitLine(line, delimiter)),
+  };
 }
 
 const escapeCell = (value: unknown) => {
@@ -43,7 +49,12 @@ const escapeCell = (value: unknown) => {
 };
 
 export function toCsv(columns: string[], rows: Array<Record<string, unknown>>): string {
-  return [columns.join(','), ...rows.map((row) => columns.map((column) => escapeCell(row[column])).join(','))].join('\r\n') + '\r\n';
+  return (
+    [
+      columns.join(','),
+      ...rows.map((row) => columns.map((column) => escapeCell(row[column])).join(',')),
+    ].join('\r\n') + '\r\n'
+  );
 }
 
 /** Hands a text to the browser as a downloaded file. */

@@ -45,8 +45,8 @@ function SandboxBanner() {
   if (pieces.length === 0) return null;
   return (
     <div class="sandbox" role="note">
-      <strong>Sandbox mode.</strong> This service runs with stand-ins for {pieces.join(', ')}: the data they return is made up. Set the real
-      provider keys to leave the sandbox.
+      <strong>Sandbox mode.</strong> This service runs with stand-ins for {pieces.join(', ')}: the data they
+      return is made up. Set the real provider keys to leave the sandbox.
     </div>
   );
 }
@@ -123,7 +123,11 @@ function App() {
             </a>
             <nav aria-label="Sections">
               {SECTIONS.map(([key, label]) => (
-                <a key={key} href={`#/${key}`} aria-current={(route[0] ?? 'lists') === key ? 'page' : undefined}>
+                <a
+                  key={key}
+                  href={`#/${key}`}
+                  aria-current={(route[0] ?? 'lists') === key ? 'page' : undefined}
+                >
                   {label}
                 </a>
               ))}

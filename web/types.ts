@@ -42,7 +42,8 @@ export interface VerificationJob {
   id: string;
   listId: string;
   listName: string;
-  verificationStage: 'pending' | 'smtp_verifying' | 'awaiting_decision' | 'api_verifying' | 'completed' | 'failed';
+  verificationStage:
+    'pending' | 'smtp_verifying' | 'awaiting_decision' | 'api_verifying' | 'completed' | 'failed';
   verificationMethod: 'smtp_only' | 'smtp_api_fallback' | 'api_only';
   totalEmails: number;
   processedEmails: number;
@@ -98,7 +99,12 @@ export interface VerificationResult {
   checkedAt: string | null;
 }
 export interface Transcript {
-  transcript: Array<{ at: string; mxHost: string; ip: string; lines: Array<{ dir: 'C' | 'S'; text: string }> }>;
+  transcript: Array<{
+    at: string;
+    mxHost: string;
+    ip: string;
+    lines: Array<{ dir: 'C' | 'S'; text: string }>;
+  }>;
 }
 export interface ScrapeJob {
   id: string;

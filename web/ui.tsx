@@ -115,7 +115,11 @@ export function useAction() {
  * Follows a job over Server-Sent Events (`stage` and `progress` messages carry the job as its GET shows it) and
  * closes the stream at a terminal state, so the browser does not reconnect to a finished job.
  */
-export function useJobEvents<T>(path: string | null, onJob: (job: T) => void, isTerminal: (job: T) => boolean) {
+export function useJobEvents<T>(
+  path: string | null,
+  onJob: (job: T) => void,
+  isTerminal: (job: T) => boolean,
+) {
   const callback = useRef(onJob);
   callback.current = onJob;
   const terminal = useRef(isTerminal);
@@ -135,7 +139,17 @@ export function useJobEvents<T>(path: string | null, onJob: (job: T) => void, is
 }
 
 /** A two-step destructive button: the first press asks, the second does it. */
-export function ConfirmButton({ label, confirm, onConfirm, disabled }: { label: string; confirm: string; onConfirm: () => void; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  confirm,
+  onConfirm,
+  disabled,
+}: {
+  label: string;
+  confirm: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking)
     return (
@@ -145,10 +159,14 @@ export function ConfirmButton({ label, confirm, onConfirm, disabled }: { label: 
     );
   return (
     <span class="confirm">
-      <button type="button" class="danger" onClick={() => {
+      <button
+        type="button"
+        class="danger"
+        onClick={() => {
           setAsking(false);
           onConfirm();
-        }}>
+        }}
+      >
         {confirm}
       </button>
       <button type="button" onClick={() => setAsking(false)}>

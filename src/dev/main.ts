@@ -156,7 +156,7 @@ async function run(shutdown: AbortSignal): Promise<number> {
       timeoutMs: 120_000,
     });
 
-    const banner = [`API          ${api}`, `API docs     ${api}/docs`, ...backing.lines];
+    const banner = [`Dashboard    ${api}/`, `API          ${api}/api`, `API docs     ${api}/docs`, ...backing.lines];
     if (sandbox.pieces.length > 0) {
       banner.push(`Sandbox      ${sandbox.pieces.join(', ')}: made-up data, no keys needed (README "The sandbox"; a real key replaces its piece)`);
     }

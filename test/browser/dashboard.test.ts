@@ -6,7 +6,12 @@ import { applyCredits } from '../../src/db/repos/credits.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
 import { captureScreen, watchConsole } from '../support/dashboard-ui.ts';
-import { type EnrichmentWorld, MAIL, startEnrichmentWorld, withFastProviders } from '../support/enrichment/world.ts';
+import {
+  type EnrichmentWorld,
+  MAIL,
+  startEnrichmentWorld,
+  withFastProviders,
+} from '../support/enrichment/world.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { companyRows } from '../support/scrape.ts';
@@ -33,7 +38,13 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   h = await startHarness({
     worker: true,
-    env: { ...world.env, SANDBOX: 'zerobounce,serper,pdl', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_GREYLIST_SCHEDULE: '' },
+    env: {
+      ...world.env,
+      SANDBOX: 'zerobounce,serper,pdl',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      SMTP_GREYLIST_SCHEDULE: '',
+    },
     deps: (base) => withFastProviders({ ...base, search: createSearchProvider(base.config, FAST_TUNING) }),
   });
   app = await serveApp(h);
@@ -84,7 +95,9 @@ describe('serving', () => {
     expect((await fetch(`${app!.url}/healthz`)).headers.get('content-type')).toContain('application/json');
     expect((await fetch(`${app!.url}/readyz`)).headers.get('content-type')).toContain('application/json');
     expect(await (await fetch(`${app!.url}/docs`)).text()).toContain('swagger-ui');
-    expect((await fetch(`${app!.url}/openapi.json`)).headers.get('content-type')).toContain('application/json');
+    expect((await fetch(`${app!.url}/openapi.json`)).headers.get('content-type')).toContain(
+      'application/json',
+    );
     expect((await fetch(`${app!.url}/assets/no-such-file.js`)).status).toBe(404);
   });
 
@@ -118,318 +131,411 @@ describe('the dashboard, one user from sign-up on', () => {
   let listId: string;
   let validAddress: string;
 
-  it('account: signs up, signs out, refuses a wrong password in words, signs in by keyboard, shows the balance and the ledger', { timeout: 120_000 }, async () => {
-    await go('');
-    await page.getByRole('button', { name: 'Create one' }).click();
-    await page.getByLabel('Organization name').fill('Dash Co');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByTestId('org-name').filter({ hasText: 'Dash Co' }).waitFor();
-    expect(await page.getByTestId('balance').textContent()).toBe('0 credits');
-    await captureScreen(page, 'lists-empty');
+  it(
+    'account: signs up, signs out, refuses a wrong password in words, signs in by keyboard, shows the balance and the ledger',
+    { timeout: 120_000 },
+    async () => {
+      await go('');
+      await page.getByRole('button', { name: 'Create one' }).click();
+      await page.getByLabel('Organization name').fill('Dash Co');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByTestId('org-name').filter({ hasText: 'Dash Co' }).waitFor();
+      expect(await page.getByTestId('balance').textContent()).toBe('0 credits');
+      await captureScreen(page, 'lists-empty');
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    expect(await alert().textContent()).toMatch(/email or password/i);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(await alert().textContent()).toMatch(/email or password/i);
 
-    // Keyboard only: focus moves through real fields, Enter submits the form.
-    await page.getByLabel('Password').fill('');
-    await page.getByLabel('Email').focus();
-    await page.keyboard.press('Tab');
-    await page.keyboard.type(password);
-    await page.keyboard.press('Enter');
-    await page.getByTestId('org-name').waitFor();
+      // Keyboard only: focus moves through real fields, Enter submits the form.
+      await page.getByLabel('Password').fill('');
+      await page.getByLabel('Email').focus();
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(password);
+      await page.keyboard.press('Enter');
+      await page.getByTestId('org-name').waitFor();
 
-    const me = await (await context.request.get(`${app!.url}/api/auth/me`)).json();
-    organizationId = me.organization.id;
-    await applyCredits(h!.orm.em.fork(), { organizationId, delta: 100, reason: 'operator_grant', idempotencyKey: `test:${randomUUID()}` });
-    await go('#/account');
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.getByTestId('account-balance').filter({ hasText: '100 credits' }).waitFor();
-    expect(await page.locator('table').textContent()).toContain('+100');
-    const { phoneOverflow } = await captureScreen(page, 'account');
-    expect(phoneOverflow).toBe(0);
-  });
+      const me = await (await context.request.get(`${app!.url}/api/auth/me`)).json();
+      organizationId = me.organization.id;
+      await applyCredits(h!.orm.em.fork(), {
+        organizationId,
+        delta: 100,
+        reason: 'operator_grant',
+        idempotencyKey: `test:${randomUUID()}`,
+      });
+      await go('#/account');
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByTestId('account-balance').filter({ hasText: '100 credits' }).waitFor();
+      expect(await page.locator('table').textContent()).toContain('+100');
+      const { phoneOverflow } = await captureScreen(page, 'account');
+      expect(phoneOverflow).toBe(0);
+    },
+  );
 
-  it('lists: creates, renames, previews and imports a CSV with its refused rows, searches, exports and deletes', { timeout: 120_000 }, async () => {
-    await go('#/lists');
-    await page.getByText('No lists yet').waitFor();
-    await page.getByLabel('New list name').fill('Prospects');
-    await page.getByRole('button', { name: 'Create list' }).click();
-    await page.getByRole('heading', { name: /Prospects/ }).waitFor();
-    listId = page.url().split('#/lists/')[1]!;
+  it(
+    'lists: creates, renames, previews and imports a CSV with its refused rows, searches, exports and deletes',
+    { timeout: 120_000 },
+    async () => {
+      await go('#/lists');
+      await page.getByText('No lists yet').waitFor();
+      await page.getByLabel('New list name').fill('Prospects');
+      await page.getByRole('button', { name: 'Create list' }).click();
+      await page.getByRole('heading', { name: /Prospects/ }).waitFor();
+      listId = page.url().split('#/lists/')[1]!;
 
-    await page.getByRole('button', { name: 'Rename' }).click();
-    await page.getByLabel('List name').fill('Q4 prospects');
-    await page.getByRole('button', { name: 'Save name' }).click();
-    await page.getByRole('heading', { name: /Q4 prospects/ }).waitFor();
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByLabel('List name').fill('Q4 prospects');
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await page.getByRole('heading', { name: /Q4 prospects/ }).waitFor();
 
-    validAddress = world!.mailbox(MAIL.company);
-    const csv = [
-      'Email,First Name,last_name,Company,linkedin_url,notes',
-      `${validAddress},Jane,Doe,Acme,https://www.linkedin.com/in/dash-jane,x`,
-      `${world!.nobody(MAIL.company)},John,Roe,Acme,,y`,
-      `someone@${MAIL.catchAll},Ann,Lee,Anything Inc,,z`,
-      'bad@acme.test,Bad,Row,Acme,https://example.com/not-a-profile,w',
-    ].join('\n');
-    await page.getByText('Import leads from a CSV').click();
-    await page.getByTestId('import-file').setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    const mapping = await page.getByTestId('column-mapping').locator('th').allTextContents();
-    expect(mapping).toEqual(['→ email', '→ firstName', '→ lastName', '→ company', '→ networkUrl', 'ignored']);
-    await page.getByRole('button', { name: 'Import leads.csv' }).click();
-    const report = page.getByTestId('import-report');
-    await report.waitFor();
-    expect(await report.textContent()).toContain('Imported 3 leads; 1 rows refused.');
-    expect(await report.textContent()).toMatch(/Row 5: networkUrl: must be a profile URL/);
-    await page.getByRole('heading', { name: /3 leads/ }).waitFor();
-    expect(await page.locator('table.leads tbody tr').count()).toBe(3);
-    await captureScreen(page, 'list');
+      validAddress = world!.mailbox(MAIL.company);
+      const csv = [
+        'Email,First Name,last_name,Company,linkedin_url,notes',
+        `${validAddress},Jane,Doe,Acme,https://www.linkedin.com/in/dash-jane,x`,
+        `${world!.nobody(MAIL.company)},John,Roe,Acme,,y`,
+        `someone@${MAIL.catchAll},Ann,Lee,Anything Inc,,z`,
+        'bad@acme.test,Bad,Row,Acme,https://example.com/not-a-profile,w',
+      ].join('\n');
+      await page.getByText('Import leads from a CSV').click();
+      await page
+        .getByTestId('import-file')
+        .setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      const mapping = await page.getByTestId('column-mapping').locator('th').allTextContents();
+      expect(mapping).toEqual([
+        '→ email',
+        '→ firstName',
+        '→ lastName',
+        '→ company',
+        '→ networkUrl',
+        'ignored',
+      ]);
+      await page.getByRole('button', { name: 'Import leads.csv' }).click();
+      const report = page.getByTestId('import-report');
+      await report.waitFor();
+      expect(await report.textContent()).toContain('Imported 3 leads; 1 rows refused.');
+      expect(await report.textContent()).toMatch(/Row 5: networkUrl: must be a profile URL/);
+      await page.getByRole('heading', { name: /3 leads/ }).waitFor();
+      expect(await page.locator('table.leads tbody tr').count()).toBe(3);
+      expect((await captureScreen(page, 'list')).phoneOverflow).toBe(0);
 
-    await page.getByLabel('Search').fill('lee');
-    await page.getByLabel('Search').press('Enter');
-    await page.locator('table.leads tbody tr').filter({ hasText: 'Ann Lee' }).waitFor();
-    await expectRows('table.leads tbody tr', 1);
-    await page.getByLabel('Search').fill('');
-    await page.getByLabel('Search').press('Enter');
-    await expectRows('table.leads tbody tr', 3);
+      await page.getByLabel('Search').fill('lee');
+      await page.getByLabel('Search').press('Enter');
+      await page.locator('table.leads tbody tr').filter({ hasText: 'Ann Lee' }).waitFor();
+      await expectRows('table.leads tbody tr', 1);
+      await page.getByLabel('Search').fill('');
+      await page.getByLabel('Search').press('Enter');
+      await expectRows('table.leads tbody tr', 3);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    expect(download.suggestedFilename()).toBe('Q4 prospects.csv');
-    const exported = await streamText(await download.createReadStream());
-    expect(exported.split('\r\n')[0]).toBe('firstName,lastName,title,company,companyDomain,email,emailStatus,networkUrl,workEmail,personalEmail,phone,source');
-    expect(exported).toContain('Jane,Doe,,Acme');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('Q4 prospects.csv');
+      const exported = await streamText(await download.createReadStream());
+      expect(exported.split('\r\n')[0]).toBe(
+        'firstName,lastName,title,company,companyDomain,email,emailStatus,networkUrl,workEmail,personalEmail,phone,source',
+      );
+      expect(exported).toContain('Jane,Doe,,Acme');
 
-    // Refused: a file whose header names no lead field; the API's sentence and the accepted names are shown.
-    await page.getByTestId('import-file').setInputFiles({ name: 'junk.csv', mimeType: 'text/csv', buffer: Buffer.from('colour,size\nred,9\n') });
-    await page.getByRole('button', { name: 'Import junk.csv' }).click();
-    expect(await alert().textContent()).toMatch(/No recognized column in the header row.*Accepted column names: .*email/);
+      // Refused: a file whose header names no lead field; the API's sentence and the accepted names are shown.
+      await page
+        .getByTestId('import-file')
+        .setInputFiles({
+          name: 'junk.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from('colour,size\nred,9\n'),
+        });
+      await page.getByRole('button', { name: 'Import junk.csv' }).click();
+      expect(await alert().textContent()).toMatch(
+        /No recognized column in the header row.*Accepted column names: .*email/,
+      );
 
-    // A second list, deleted again after the confirmation step.
-    await go('#/lists');
-    await page.getByLabel('New list name').fill('Scratch');
-    await page.getByRole('button', { name: 'Create list' }).click();
-    await page.getByRole('heading', { name: /Scratch/ }).waitFor();
-    await page.getByRole('button', { name: 'Delete list' }).click();
-    await page.getByRole('button', { name: /Delete "Scratch"/ }).click();
-    await page.getByRole('link', { name: 'Q4 prospects' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Scratch' }).count()).toBe(0);
-  });
+      // A second list, deleted again after the confirmation step.
+      await go('#/lists');
+      await page.getByLabel('New list name').fill('Scratch');
+      await page.getByRole('button', { name: 'Create list' }).click();
+      await page.getByRole('heading', { name: /Scratch/ }).waitFor();
+      await page.getByRole('button', { name: 'Delete list' }).click();
+      await page.getByRole('button', { name: /Delete "Scratch"/ }).click();
+      await page.getByRole('link', { name: 'Q4 prospects' }).waitFor();
+      expect(await page.getByRole('link', { name: 'Scratch' }).count()).toBe(0);
+    },
+  );
 
-  it('verification: SMTP then a paid fill of the gaps, live progress, the four decisions priced, evidence and the transcript, download', { timeout: 180_000 }, async () => {
-    const gap = `someone@${MAIL.catchAll}`;
-    world!.providers.zerobounce.fixtures.verdicts.set(gap, { status: 'valid' });
-    await go(`#/lists/${listId}`);
-    await page.getByRole('link', { name: 'Verify emails' }).click();
-    await page.getByLabel(/SMTP, then pay to fill the gaps/).check();
-    expect(await page.getByText('Provider only ($0.0005 per email)').count()).toBe(1);
-    await captureScreen(page, 'verification-start');
-    await page.getByRole('button', { name: 'Start verification' }).click();
+  it(
+    'verification: SMTP then a paid fill of the gaps, live progress, the four decisions priced, evidence and the transcript, download',
+    { timeout: 180_000 },
+    async () => {
+      const gap = `someone@${MAIL.catchAll}`;
+      world!.providers.zerobounce.fixtures.verdicts.set(gap, { status: 'valid' });
+      await go(`#/lists/${listId}`);
+      await page.getByRole('link', { name: 'Verify emails' }).click();
+      await page.getByLabel(/SMTP, then pay to fill the gaps/).check();
+      expect(await page.getByText('Provider only ($0.0005 per email)').count()).toBe(1);
+      await captureScreen(page, 'verification-start');
+      await page.getByRole('button', { name: 'Start verification' }).click();
 
-    const decision = page.getByTestId('decision');
-    await decision.waitFor({ timeout: 120_000 });
-    expect(await page.getByTestId('stage').textContent()).toBe('Waiting for your decision');
-    expect(await decision.locator('.price').allTextContents()).toEqual(['free', '$0.00', '$0.0005', '$0.0005']);
-    expect(await decision.getByRole('button', { name: /Verify the 0 unknown/ }).isDisabled()).toBe(true);
-    expect(await page.getByTestId('coverage').textContent()).toContain('66.67 %');
-    await captureScreen(page, 'verification-decision');
-    await decision.getByRole('button', { name: /Verify all 1 gaps/ }).click();
+      const decision = page.getByTestId('decision');
+      await decision.waitFor({ timeout: 120_000 });
+      expect(await page.getByTestId('stage').textContent()).toBe('Waiting for your decision');
+      expect(await decision.locator('.price').allTextContents()).toEqual([
+        'free',
+        '$0.00',
+        '$0.0005',
+        '$0.0005',
+      ]);
+      expect(await decision.getByRole('button', { name: /Verify the 0 unknown/ }).isDisabled()).toBe(true);
+      expect(await page.getByTestId('coverage').textContent()).toContain('66.67 %');
+      await captureScreen(page, 'verification-decision');
+      await decision.getByRole('button', { name: /Verify all 1 gaps/ }).click();
 
-    await page.getByTestId('stage').filter({ hasText: 'Completed' }).waitFor({ timeout: 120_000 });
-    expect(await page.getByTestId('coverage').textContent()).toContain('100.00 %');
-    expect(await page.getByTestId('counts').textContent()).toContain('Provider');
-    expect(await page.getByTestId('domains').textContent()).toContain(MAIL.catchAll);
-    expect(await page.locator('.warnings').count()).toBe(0);
+      await page.getByTestId('stage').filter({ hasText: 'Completed' }).waitFor({ timeout: 120_000 });
+      expect(await page.getByTestId('coverage').textContent()).toContain('100.00 %');
+      expect(await page.getByTestId('counts').textContent()).toContain('Provider');
+      expect(await page.getByTestId('domains').textContent()).toContain(MAIL.catchAll);
+      expect(await page.locator('.warnings').count()).toBe(0);
 
-    const results = page.getByTestId('results');
-    await results.locator('tbody tr').filter({ hasText: gap }).waitFor();
-    const valid = results.locator('tbody tr').filter({ hasText: validAddress });
-    expect(await valid.textContent()).toContain('250');
-    await valid.getByRole('button', { name: 'Transcript' }).click();
-    const transcript = await page.getByTestId('transcript').textContent();
-    expect(transcript).toContain('RCPT TO:');
-    expect(transcript).not.toContain('DATA');
-    await captureScreen(page, 'verification-results');
+      const results = page.getByTestId('results');
+      await results.locator('tbody tr').filter({ hasText: gap }).waitFor();
+      const valid = results.locator('tbody tr').filter({ hasText: validAddress });
+      expect(await valid.textContent()).toContain('250');
+      await valid.getByRole('button', { name: 'Transcript' }).click();
+      const transcript = await page.getByTestId('transcript').textContent();
+      expect(transcript).toContain('RCPT TO:');
+      expect(transcript).not.toContain('DATA');
+      expect((await captureScreen(page, 'verification-results')).phoneOverflow).toBe(0);
 
-    const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
-    const csv = await (await context.request.get(`${app!.url}${href}`)).text();
-    expect(csv.split('\n')[0]).toContain('email,result,source');
-    expect(csv).toContain(`${gap},Valid,api`);
+      const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+      const csv = await (await context.request.get(`${app!.url}${href}`)).text();
+      expect(csv.split('\n')[0]).toContain('email,result,source');
+      expect(csv).toContain(`${gap},Valid,api`);
 
-    // Refused: a list without any email cannot be verified; the reason is shown in words.
-    const empty = await apiPost('/api/lists', { name: 'No emails' });
-    await apiPost(`/api/lists/${empty.id}/leads`, { leads: [{ firstName: 'Nobody' }] });
-    await go(`#/verification?list=${empty.id}`);
-    await page.getByRole('button', { name: 'Start verification' }).click();
-    expect(await alert().textContent()).toMatch(/email/i);
-    expect(await alert().textContent()).not.toMatch(/unprocessable/);
-  });
+      // Refused: a list without any email cannot be verified; the reason is shown in words.
+      const empty = await apiPost('/api/lists', { name: 'No emails' });
+      await apiPost(`/api/lists/${empty.id}/leads`, { leads: [{ firstName: 'Nobody' }] });
+      await go(`#/verification?list=${empty.id}`);
+      await page.getByRole('button', { name: 'Start verification' }).click();
+      expect(await alert().textContent()).toMatch(/email/i);
+      expect(await alert().textContent()).not.toMatch(/unprocessable/);
+    },
+  );
 
-  it('settings: providers (order, on/off, own key never shown back), API keys (secret once, revoke), webhook endpoints; refusals in words', { timeout: 120_000 }, async () => {
-    await go('#/settings');
-    const lusha = page.getByTestId('provider-lusha');
-    await lusha.getByLabel('Enabled').uncheck();
-    await page.getByText('Lusha is off.').waitFor();
-    await lusha.getByRole('button', { name: 'Move Lusha up' }).click();
-    await page.getByText('Order saved.').waitFor();
-    expect(await page.locator('.providers > li strong').allTextContents()).toEqual(['People Data Labs', 'Lusha', 'Hunter']);
-    const ownKey = `hunter-own-${randomUUID()}`;
-    const hunter = page.getByTestId('provider-hunter');
-    await hunter.getByLabel('Your own API key').fill(ownKey);
-    await hunter.getByRole('button', { name: 'Save key' }).click();
-    await page.getByText('The Hunter key is stored.').waitFor();
-    await hunter.getByRole('button', { name: 'Remove key' }).waitFor();
-    expect(await hunter.getByLabel('Your own API key').getAttribute('placeholder')).toContain('stored');
-    await page.reload();
-    await page.getByTestId('provider-hunter').getByRole('button', { name: 'Remove key' }).waitFor();
-    expect(await page.content()).not.toContain(ownKey);
-    // Back to the platform's providers for the enrichment below.
-    await page.getByTestId('provider-hunter').getByRole('button', { name: 'Remove key' }).click();
-    await page.getByText('The key is removed.').waitFor();
-    await page.getByTestId('provider-lusha').getByLabel('Enabled').check();
-    await page.getByText('Lusha is on.').waitFor();
+  it(
+    'settings: providers (order, on/off, own key never shown back), API keys (secret once, revoke), webhook endpoints; refusals in words',
+    { timeout: 120_000 },
+    async () => {
+      await go('#/settings');
+      const lusha = page.getByTestId('provider-lusha');
+      await lusha.getByLabel('Enabled').uncheck();
+      await page.getByText('Lusha is off.').waitFor();
+      await lusha.getByRole('button', { name: 'Move Lusha up' }).click();
+      await page.getByText('Order saved.').waitFor();
+      expect(await page.locator('.providers > li strong').allTextContents()).toEqual([
+        'People Data Labs',
+        'Lusha',
+        'Hunter',
+      ]);
+      const ownKey = `hunter-own-${randomUUID()}`;
+      const hunter = page.getByTestId('provider-hunter');
+      await hunter.getByLabel('Your own API key').fill(ownKey);
+      await hunter.getByRole('button', { name: 'Save key' }).click();
+      await page.getByText('The Hunter key is stored.').waitFor();
+      await hunter.getByRole('button', { name: 'Remove key' }).waitFor();
+      expect(await hunter.getByLabel('Your own API key').getAttribute('placeholder')).toContain('stored');
+      await page.reload();
+      await page.getByTestId('provider-hunter').getByRole('button', { name: 'Remove key' }).waitFor();
+      expect(await page.content()).not.toContain(ownKey);
+      // Back to the platform's providers for the enrichment below.
+      await page.getByTestId('provider-hunter').getByRole('button', { name: 'Remove key' }).click();
+      await page.getByText('The key is removed.').waitFor();
+      await page.getByTestId('provider-lusha').getByLabel('Enabled').check();
+      await page.getByText('Lusha is on.').waitFor();
 
-    // API keys: a key without any scope is refused with the API's reason.
-    const keyForm = page.getByRole('form', { name: 'New API key' });
-    await keyForm.getByLabel('Key name').fill('Dialer');
-    await keyForm.getByRole('button', { name: 'Create key' }).click();
-    expect(await alert().textContent()).toMatch(/scopes/);
-    await keyForm.getByLabel('leads:read').check();
-    await keyForm.getByRole('button', { name: 'Create key' }).click();
-    const secret = (await page.getByTestId('new-key').locator('code').textContent())!;
-    expect(secret).toMatch(/^lek_/);
-    const keys = page.getByTestId('keys');
-    await keys.getByText('Dialer').waitFor();
-    expect(await keys.textContent()).toContain(secret.slice(0, 8));
-    expect(await keys.textContent()).not.toContain(secret);
-    const byKey = await context.request.get(`${app!.url}/api/external/leads`, { headers: { 'X-API-Key': secret } });
-    expect(byKey.status()).toBe(200);
-    await keys.getByRole('button', { name: 'Revoke' }).click();
-    await keys.getByRole('button', { name: 'Revoke Dialer now' }).click();
-    await keys.getByText(/revoked/).waitFor();
-    expect((await context.request.get(`${app!.url}/api/external/leads`, { headers: { 'X-API-Key': secret } })).status()).toBe(401);
+      // API keys: a key without any scope is refused with the API's reason.
+      const keyForm = page.getByRole('form', { name: 'New API key' });
+      await keyForm.getByLabel('Key name').fill('Dialer');
+      await keyForm.getByRole('button', { name: 'Create key' }).click();
+      expect(await alert().textContent()).toMatch(/scopes/);
+      await keyForm.getByLabel('leads:read').check();
+      await keyForm.getByRole('button', { name: 'Create key' }).click();
+      const secret = (await page.getByTestId('new-key').locator('code').textContent())!;
+      expect(secret).toMatch(/^lek_/);
+      const keys = page.getByTestId('keys');
+      await keys.getByText('Dialer').waitFor();
+      expect(await keys.textContent()).toContain(secret.slice(0, 8));
+      expect(await keys.textContent()).not.toContain(secret);
+      const byKey = await context.request.get(`${app!.url}/api/external/leads`, {
+        headers: { 'X-API-Key': secret },
+      });
+      expect(byKey.status()).toBe(200);
+      await keys.getByRole('button', { name: 'Revoke' }).click();
+      await keys.getByRole('button', { name: 'Revoke Dialer now' }).click();
+      await keys.getByText(/revoked/).waitFor();
+      expect(
+        (
+          await context.request.get(`${app!.url}/api/external/leads`, { headers: { 'X-API-Key': secret } })
+        ).status(),
+      ).toBe(401);
 
-    // Webhooks: a URL that is no URL is refused in words; a good one shows its signing secret once.
-    const hookForm = page.getByRole('form', { name: 'New webhook endpoint' });
-    await hookForm.getByLabel('Endpoint URL').fill('not a url');
-    await hookForm.getByLabel('all events').check();
-    await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
-    expect(await alert().textContent()).toMatch(/webhook URL/i);
-    await hookForm.getByLabel('Endpoint URL').fill(receiver!.url('/hooks'));
-    await hookForm.getByLabel('all events').check();
-    await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
-    expect(await page.getByTestId('new-webhook').locator('code').textContent()).toMatch(/^whsec_/);
-    await page.getByTestId('endpoints').getByText(receiver!.url('/hooks')).waitFor();
-    const { phoneOverflow } = await captureScreen(page, 'settings');
-    expect(phoneOverflow).toBe(0);
-  });
+      // Webhooks: a URL that is no URL is refused in words; a good one shows its signing secret once.
+      const hookForm = page.getByRole('form', { name: 'New webhook endpoint' });
+      await hookForm.getByLabel('Endpoint URL').fill('not a url');
+      await hookForm.getByLabel('all events').check();
+      await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
+      expect(await alert().textContent()).toMatch(/webhook URL/i);
+      await hookForm.getByLabel('Endpoint URL').fill(receiver!.url('/hooks'));
+      await hookForm.getByLabel('all events').check();
+      await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
+      expect(await page.getByTestId('new-webhook').locator('code').textContent()).toMatch(/^whsec_/);
+      await page.getByTestId('endpoints').getByText(receiver!.url('/hooks')).waitFor();
+      const { phoneOverflow } = await captureScreen(page, 'settings');
+      expect(phoneOverflow).toBe(0);
+    },
+  );
 
-  it('scrape: the three kinds with their samples, upload, live progress, pause and resume, items, download and sync into a list', { timeout: 180_000 }, async () => {
-    const serper = world!.providers.serper;
-    const rows = companyRows(12, 3, serper, 'dash');
-    // Slow searches, so the job is still running when the user pauses it.
-    serper.setMode({ kind: 'delay', ms: 10_000 });
-    await go('#/scrape');
-    await page.getByText('No scrape job yet').waitFor();
-    for (const kind of ['companies', 'names', 'domains']) {
-      const sample = await page.getByRole('link', { name: `Sample ${kind}.csv` }).getAttribute('href');
-      expect((await context.request.get(`${app!.url}${sample}`)).status()).toBe(200);
-    }
-    await captureScreen(page, 'scrape-start');
-    // Refused: a header the service cannot read.
-    await page.getByLabel('CSV file').setInputFiles({ name: 'junk.csv', mimeType: 'text/csv', buffer: Buffer.from('colour,size\nred,9\n') });
-    await page.getByRole('button', { name: 'Start scrape' }).click();
-    expect(await alert().textContent()).toMatch(/No recognized column.*Accepted column names/);
+  it(
+    'scrape: the three kinds with their samples, upload, live progress, pause and resume, items, download and sync into a list',
+    { timeout: 180_000 },
+    async () => {
+      const serper = world!.providers.serper;
+      const rows = companyRows(12, 3, serper, 'dash');
+      // Slow searches, so the job is still running when the user pauses it.
+      serper.setMode({ kind: 'delay', ms: 10_000 });
+      await go('#/scrape');
+      await page.getByText('No scrape job yet').waitFor();
+      for (const kind of ['companies', 'names', 'domains']) {
+        const sample = await page.getByRole('link', { name: `Sample ${kind}.csv` }).getAttribute('href');
+        expect((await context.request.get(`${app!.url}${sample}`)).status()).toBe(200);
+      }
+      await captureScreen(page, 'scrape-start');
+      // Refused: a header the service cannot read.
+      await page
+        .getByLabel('CSV file')
+        .setInputFiles({
+          name: 'junk.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from('colour,size\nred,9\n'),
+        });
+      await page.getByRole('button', { name: 'Start scrape' }).click();
+      expect(await alert().textContent()).toMatch(/No recognized column.*Accepted column names/);
 
-    await page.getByLabel('CSV file').setInputFiles({ name: 'companies.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.csv) });
-    await page.getByLabel(/Job name/).fill('Dash targets');
-    await page.getByRole('button', { name: 'Start scrape' }).click();
-    await page.getByRole('heading', { name: 'Dash targets' }).waitFor();
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await page.getByTestId('scrape-status').filter({ hasText: 'paused' }).waitFor();
-    await captureScreen(page, 'scrape-paused');
-    serper.setMode({ kind: 'normal' });
-    await page.getByRole('button', { name: 'Resume' }).click();
-    await page.getByTestId('scrape-status').filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
-    expect(await page.getByTestId('found').textContent()).toBe(`${rows.found.size} profiles in 12 rows searched`);
-    await expectRows('[data-testid=items] tbody tr', 12);
+      await page
+        .getByLabel('CSV file')
+        .setInputFiles({ name: 'companies.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.csv) });
+      await page.getByLabel(/Job name/).fill('Dash targets');
+      await page.getByRole('button', { name: 'Start scrape' }).click();
+      await page.getByRole('heading', { name: 'Dash targets' }).waitFor();
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByTestId('scrape-status').filter({ hasText: 'paused' }).waitFor();
+      expect((await captureScreen(page, 'scrape-paused')).phoneOverflow).toBe(0);
+      serper.setMode({ kind: 'normal' });
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await page.getByTestId('scrape-status').filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
+      expect(await page.getByTestId('found').textContent()).toBe(
+        `${rows.found.size} profiles in 12 rows searched`,
+      );
+      await expectRows('[data-testid=items] tbody tr', 12);
 
-    const found = await page.getByRole('link', { name: 'Download found only' }).getAttribute('href');
-    const csv = (await (await context.request.get(`${app!.url}${found}`)).text()).trim().split('\n');
-    expect(csv[0]!.trim()).toBe('first_name,last_name,company,role,network_url,status');
-    expect(csv).toHaveLength(1 + rows.found.size);
+      const found = await page.getByRole('link', { name: 'Download found only' }).getAttribute('href');
+      const csv = (await (await context.request.get(`${app!.url}${found}`)).text()).trim().split('\n');
+      expect(csv[0]!.trim()).toBe('first_name,last_name,company,role,network_url,status');
+      expect(csv).toHaveLength(1 + rows.found.size);
 
-    await page.getByRole('button', { name: 'Sync finds into a new list' }).click();
-    await page.getByRole('link', { name: 'Open the list' }).click();
-    await page.getByRole('heading', { name: new RegExp(`Dash targets.*${rows.found.size} leads`) }).waitFor();
-    await expectRows('table.leads tbody tr', rows.found.size);
-  });
+      await page.getByRole('button', { name: 'Sync finds into a new list' }).click();
+      await page.getByRole('link', { name: 'Open the list' }).click();
+      await page
+        .getByRole('heading', { name: new RegExp(`Dash targets.*${rows.found.size} leads`) })
+        .waitFor();
+      await expectRows('table.leads tbody tr', rows.found.size);
+    },
+  );
 
-  it('enrichment: one profile, then a whole list with its estimate first, live progress, credits used; refusals in words', { timeout: 180_000 }, async () => {
-    const pdl = world!.providers.pdl;
-    const single = world!.profile('dash-single');
-    const singleEmail = world!.mailbox(MAIL.company);
-    pdl.fixtures.people.set(single, { first_name: 'Sam', last_name: 'Single', job_title: 'CFO', job_company_name: 'Acme', work_email: singleEmail });
-    const janeEmail = world!.mailbox(MAIL.company);
-    pdl.fixtures.people.set('https://www.linkedin.com/in/dash-jane', { first_name: 'Jane', last_name: 'Doe', work_email: janeEmail, mobile_phone: '+14155550177' });
+  it(
+    'enrichment: one profile, then a whole list with its estimate first, live progress, credits used; refusals in words',
+    { timeout: 180_000 },
+    async () => {
+      const pdl = world!.providers.pdl;
+      const single = world!.profile('dash-single');
+      const singleEmail = world!.mailbox(MAIL.company);
+      pdl.fixtures.people.set(single, {
+        first_name: 'Sam',
+        last_name: 'Single',
+        job_title: 'CFO',
+        job_company_name: 'Acme',
+        work_email: singleEmail,
+      });
+      const janeEmail = world!.mailbox(MAIL.company);
+      pdl.fixtures.people.set('https://www.linkedin.com/in/dash-jane', {
+        first_name: 'Jane',
+        last_name: 'Doe',
+        work_email: janeEmail,
+        mobile_phone: '+14155550177',
+      });
 
-    await go('#/enrichment');
-    const lookup = page.getByRole('form', { name: 'Look up one profile' });
-    await lookup.getByLabel('Profile URL').fill('https://example.com/jane');
-    await lookup.getByRole('button', { name: 'Enrich' }).click();
-    expect(await alert().textContent()).toMatch(/profile URL/);
-    await lookup.getByLabel('Profile URL').fill(single);
-    await lookup.getByRole('button', { name: 'Enrich' }).click();
-    const result = page.getByTestId('enrich-result');
-    await result.waitFor();
-    expect(await result.textContent()).toContain(singleEmail);
-    expect(await result.textContent()).toContain('Credits used: 1.');
-    await page.getByTestId('balance').filter({ hasText: '99 credits' }).waitFor();
+      await go('#/enrichment');
+      const lookup = page.getByRole('form', { name: 'Look up one profile' });
+      await lookup.getByLabel('Profile URL').fill('https://example.com/jane');
+      await lookup.getByRole('button', { name: 'Enrich' }).click();
+      expect(await alert().textContent()).toMatch(/profile URL/);
+      await lookup.getByLabel('Profile URL').fill(single);
+      await lookup.getByRole('button', { name: 'Enrich' }).click();
+      const result = page.getByTestId('enrich-result');
+      await result.waitFor();
+      expect(await result.textContent()).toContain(singleEmail);
+      expect(await result.textContent()).toContain('Credits used: 1.');
+      await page.getByTestId('balance').filter({ hasText: '99 credits' }).waitFor();
 
-    await go(`#/enrichment?list=${listId}`);
-    const bulk = page.getByRole('form', { name: 'Enrich a list' });
-    await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 12 credits for 3 leads' }).waitFor();
-    await bulk.getByLabel(/Personal email/).uncheck();
-    await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 9 credits for 3 leads' }).waitFor();
-    await captureScreen(page, 'enrichment');
-    await bulk.getByRole('button', { name: 'Start enrichment' }).click();
-    const job = page.getByTestId('bulk-job');
-    await job.getByText(/: completed/).waitFor({ timeout: 120_000 });
-    expect(await page.getByTestId('bulk-credits').textContent()).toBe('3 of at most 9');
-    await page.getByTestId('balance').filter({ hasText: '96 credits' }).waitFor();
-    await job.getByRole('link', { name: 'open the list' }).click();
-    const jane = page.locator('table.leads tbody tr').filter({ hasText: 'Jane Doe' });
-    await jane.getByText(janeEmail).waitFor();
-    expect(await jane.textContent()).toContain('+14155550177');
-  });
+      await go(`#/enrichment?list=${listId}`);
+      const bulk = page.getByRole('form', { name: 'Enrich a list' });
+      await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 12 credits for 3 leads' }).waitFor();
+      await bulk.getByLabel(/Personal email/).uncheck();
+      await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 9 credits for 3 leads' }).waitFor();
+      expect((await captureScreen(page, 'enrichment')).phoneOverflow).toBe(0);
+      await bulk.getByRole('button', { name: 'Start enrichment' }).click();
+      const job = page.getByTestId('bulk-job');
+      await job.getByText(/: completed/).waitFor({ timeout: 120_000 });
+      expect(await page.getByTestId('bulk-credits').textContent()).toBe('3 of at most 9');
+      await page.getByTestId('balance').filter({ hasText: '96 credits' }).waitFor();
+      await job.getByRole('link', { name: 'open the list' }).click();
+      const jane = page.locator('table.leads tbody tr').filter({ hasText: 'Jane Doe' });
+      await jane.getByText(janeEmail).waitFor();
+      expect(await jane.textContent()).toContain('+14155550177');
+    },
+  );
 
-  it('settings: the webhook delivery log shows the jobs’ events, and a delivery can be sent again', { timeout: 120_000 }, async () => {
-    await go('#/settings');
-    const endpoint = page.getByTestId('endpoints').locator('li').first();
-    await endpoint.getByRole('button', { name: 'Deliveries' }).click();
-    const log = page.getByTestId('deliveries');
-    // Deliveries go out within seconds of each event; the log is read again until the last job's is there.
-    await expect
-      .poll(
-        async () => {
-          await endpoint.getByRole('button', { name: 'Refresh' }).click();
-          return (await log.count()) > 0 ? await log.textContent() : '';
-        },
-        { timeout: 60_000, interval: 500 },
-      )
-      .toContain('enrichment.completed');
-    const scrape = log.locator('tbody tr').filter({ hasText: 'scrape.completed' });
-    expect(await scrape.textContent()).toContain('succeeded');
-    const before = receiver!.to('/hooks').length;
-    await scrape.getByRole('button', { name: 'Retry' }).click();
-    await page.getByText('The delivery is sent again.').waitFor();
-    await expect.poll(() => receiver!.to('/hooks').length, { timeout: 30_000 }).toBeGreaterThan(before);
-    await captureScreen(page, 'webhooks');
-    expect(consoleProblems).toEqual([]);
-  });
+  it(
+    'settings: the webhook delivery log shows the jobs’ events, and a delivery can be sent again',
+    { timeout: 120_000 },
+    async () => {
+      await go('#/settings');
+      const endpoint = page.getByTestId('endpoints').locator('li').first();
+      await endpoint.getByRole('button', { name: 'Deliveries' }).click();
+      const log = page.getByTestId('deliveries');
+      // Deliveries go out within seconds of each event; the log is read again until the last job's is there.
+      await expect
+        .poll(
+          async () => {
+            await endpoint.getByRole('button', { name: 'Refresh' }).click();
+            return (await log.count()) > 0 ? await log.textContent() : '';
+          },
+          { timeout: 60_000, interval: 500 },
+        )
+        .toContain('enrichment.completed');
+      const scrape = log.locator('tbody tr').filter({ hasText: 'scrape.completed' });
+      expect(await scrape.textContent()).toContain('succeeded');
+      const before = receiver!.to('/hooks').length;
+      await scrape.getByRole('button', { name: 'Retry' }).click();
+      await page.getByText('The delivery is sent again.').waitFor();
+      await expect.poll(() => receiver!.to('/hooks').length, { timeout: 30_000 }).toBeGreaterThan(before);
+      await captureScreen(page, 'webhooks');
+      expect(consoleProblems).toEqual([]);
+    },
+  );
 });
 
 /** Waits for the table to show `n` rows (the page's CSP forbids evaluating strings, so Playwright polls locators). */

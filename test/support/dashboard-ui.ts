@@ -16,7 +16,9 @@ export async function captureScreen(page: Page, name: string): Promise<{ phoneOv
   await page.setViewportSize({ width: 390, height: 844 });
   try {
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-390.png`), fullPage: true });
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
     return { phoneOverflow: overflow };
   } finally {
     await page.setViewportSize(desktop);

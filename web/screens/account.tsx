@@ -10,8 +10,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    const fields = Object.fromEntries([...form.entries()].map(([k, v]) => [k, String(v)]).filter(([, v]) => v !== ''));
-    void run(async () => onSignedIn(await post<Me>(mode === 'in' ? '/api/auth/login' : '/api/auth/signup', fields)));
+    const fields = Object.fromEntries(
+      [...form.entries()].map(([k, v]) => [k, String(v)]).filter(([, v]) => v !== ''),
+    );
+    void run(async () =>
+      onSignedIn(await post<Me>(mode === 'in' ? '/api/auth/login' : '/api/auth/signup', fields)),
+    );
   };
   const switchTo = (next: 'in' | 'up') => {
     setMode(next);
@@ -20,7 +24,10 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   return (
     <section class="card narrow">
       <h1>{mode === 'in' ? 'Sign in' : 'Create an account'}</h1>
-      <p>Verify email lists, find profiles and enrich leads. {mode === 'in' ? 'Sign in to your organization.' : 'An organization is created for you.'}</p>
+      <p>
+        Verify email lists, find profiles and enrich leads.{' '}
+        {mode === 'in' ? 'Sign in to your organization.' : 'An organization is created for you.'}
+      </p>
       <form onSubmit={submit} key={mode}>
         {mode === 'up' && (
           <>
@@ -40,7 +47,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
         </label>
         <label>
           Password{mode === 'up' && ' (at least 10 characters)'}
-          <input name="password" type="password" required minLength={mode === 'up' ? 10 : undefined} autoComplete={mode === 'up' ? 'new-password' : 'current-password'} />
+          <input
+            name="password"
+            type="password"
+            required
+            minLength={mode === 'up' ? 10 : undefined}
+            autoComplete={mode === 'up' ? 'new-password' : 'current-password'}
+          />
         </label>
         <ErrorNote error={error} />
         <button type="submit" class="primary" disabled={busy}>
@@ -69,7 +82,10 @@ interface LedgerEntry {
 export function AccountScreen() {
   const { me, refresh } = useSession();
   const [page, setPage] = useState(1);
-  const ledger = useLoad(() => get<Page<LedgerEntry>>(`/api/credits/ledger${query({ page, limit: 20 })}`), [page]);
+  const ledger = useLoad(
+    () => get<Page<LedgerEntry>>(`/api/credits/ledger${query({ page, limit: 20 })}`),
+    [page],
+  );
   return (
     <section>
       <h1>Account</h1>
@@ -85,8 +101,8 @@ export function AccountScreen() {
         <dd data-testid="account-balance">{me.organization.creditBalance} credits</dd>
       </dl>
       <p class="hint">
-        Credits pay for enrichment: 1 per verified work or personal email, 2 per verified phone. Paid email verification (provider fill) is
-        billed per email in dollars. Credits are granted by your operator.
+        Credits pay for enrichment: 1 per verified work or personal email, 2 per verified phone. Paid email
+        verification (provider fill) is billed per email in dollars. Credits are granted by your operator.
       </p>
       <h2>
         Credit ledger{' '}
@@ -121,7 +137,9 @@ export function AccountScreen() {
                 {ledger.data.data.map((entry) => (
                   <tr key={entry.id}>
                     <td>{when(entry.createdAt)}</td>
-                    <td class={entry.delta < 0 ? 'neg num' : 'pos num'}>{entry.delta > 0 ? `+${entry.delta}` : entry.delta}</td>
+                    <td class={entry.delta < 0 ? 'neg num' : 'pos num'}>
+                      {entry.delta > 0 ? `+${entry.delta}` : entry.delta}
+                    </td>
                     <td>{words(entry.reason)}</td>
                     <td>{entry.refType ? words(entry.refType) : '—'}</td>
                   </tr>

@@ -3,11 +3,30 @@ import { useState } from 'preact/hooks';
 import { get, type Page, post } from '../api.ts';
 import { useSession } from '../session.ts';
 import type { BulkJob, LeadList } from '../types.ts';
-import { Empty, ErrorNote, hashParam, Loading, Progress, useAction, useJobEvents, useLoad, words } from '../ui.tsx';
+import {
+  Empty,
+  ErrorNote,
+  hashParam,
+  Loading,
+  Progress,
+  useAction,
+  useJobEvents,
+  useLoad,
+  words,
+} from '../ui.tsx';
 
-import { CREDIT_PRICES, ENRICHMENT_FIELDS, type EnrichmentField, estimateCredits } from '../../src/domain/enrichment.ts';
+import {
+  CREDIT_PRICES,
+  ENRICHMENT_FIELDS,
+  type EnrichmentField,
+  estimateCredits,
+} from '../../src/domain/enrichment.ts';
 
-const LABELS: Record<EnrichmentField, string> = { workEmail: 'Work email', personalEmail: 'Personal email', phone: 'Phone' };
+const LABELS: Record<EnrichmentField, string> = {
+  workEmail: 'Work email',
+  personalEmail: 'Personal email',
+  phone: 'Phone',
+};
 const FIELDS = ENRICHMENT_FIELDS.map((key) => [key, LABELS[key], CREDIT_PRICES[key]] as const);
 
 interface EnrichResult {
@@ -24,9 +43,10 @@ export function EnrichmentScreen({ jobId }: { jobId?: string }) {
     <section>
       <h1>Enrichment</h1>
       <p class="hint">
-        Finds work email, personal email and phone from a profile URL through the providers set in <a href="#/settings">Settings</a>. You pay
-        credits only for verified data returned: {FIELDS.map(([, label, credits]) => `${label.toLowerCase()} ${credits}`).join(', ')}. A
-        profile enriched in the last 30 days costs nothing again.
+        Finds work email, personal email and phone from a profile URL through the providers set in{' '}
+        <a href="#/settings">Settings</a>. You pay credits only for verified data returned:{' '}
+        {FIELDS.map(([, label, credits]) => `${label.toLowerCase()} ${credits}`).join(', ')}. A profile
+        enriched in the last 30 days costs nothing again.
       </p>
       {jobId ? <BulkJobView jobId={jobId} /> : <BulkStart />}
       <SingleLookup />
@@ -64,7 +84,9 @@ function SingleLookup() {
             <p>No provider knows this profile. Nothing was charged.</p>
           ) : (
             <dl class="facts">
-              {(['firstName', 'lastName', 'title', 'company', 'workEmail', 'personalEmail', 'phone'] as const).map((key) => (
+              {(
+                ['firstName', 'lastName', 'title', 'company', 'workEmail', 'personalEmail', 'phone'] as const
+              ).map((key) => (
                 <Fragment key={key}>
                   <dt>{words(key.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`))}</dt>
                   <dd>{result.profile[key] ?? '—'}</dd>
@@ -74,7 +96,8 @@ function SingleLookup() {
           )}
           <p>
             Credits used: <strong>{result.creditsUsed}</strong>.
-            {result.withheld.length > 0 && ` Found but not delivered for lack of credits: ${result.withheld.map(words).join(', ')}.`}
+            {result.withheld.length > 0 &&
+              ` Found but not delivered for lack of credits: ${result.withheld.map(words).join(', ')}.`}
           </p>
         </div>
       )}
@@ -111,7 +134,10 @@ function BulkStart() {
         <>
           <label>
             List
-            <select value={list?.id} onChange={(event) => setListId((event.currentTarget as HTMLSelectElement).value)}>
+            <select
+              value={list?.id}
+              onChange={(event) => setListId((event.currentTarget as HTMLSelectElement).value)}
+            >
               {lists.data?.data.map((l) => (
                 <option key={l.id} value={l.id}>
                   {l.name} ({l.leadCount} leads)
@@ -136,8 +162,8 @@ function BulkStart() {
             ))}
           </fieldset>
           <p data-testid="bulk-estimate">
-            At most <strong>{estimate} credits</strong> for {list?.leadCount ?? 0} leads; you have {me.organization.creditBalance}. Leads are skipped
-            when credits run out.
+            At most <strong>{estimate} credits</strong> for {list?.leadCount ?? 0} leads; you have{' '}
+            {me.organization.creditBalance}. Leads are skipped when credits run out.
           </p>
           <button type="submit" class="primary" disabled={action.busy || !list || fields.length === 0}>
             Start enrichment
@@ -168,7 +194,11 @@ function BulkJobView({ jobId }: { jobId: string }) {
       <h2>
         Enriching <a href={`#/lists/${j.listId}`}>the list</a>: {words(j.status)}
       </h2>
-      {j.status === 'failed' && <p class="error" role="alert">The job failed: {j.failureReason ?? 'no reason was recorded.'}</p>}
+      {j.status === 'failed' && (
+        <p class="error" role="alert">
+          The job failed: {j.failureReason ?? 'no reason was recorded.'}
+        </p>
+      )}
       <Progress done={j.processedLeads} total={j.totalLeads} label="Enrichment progress" />
       <dl class="facts">
         <dt>Found</dt>
@@ -182,12 +212,14 @@ function BulkJobView({ jobId }: { jobId: string }) {
       </dl>
       {j.stopReason === 'insufficient_credits' && (
         <p class="warnings" role="alert">
-          Credits ran out: {j.skippedCount} leads were skipped. Ask your operator for credits and enrich the list again.
+          Credits ran out: {j.skippedCount} leads were skipped. Ask your operator for credits and enrich the
+          list again.
         </p>
       )}
       {j.status === 'completed' && (
         <p>
-          The results are on the leads: <a href={`#/lists/${j.listId}`}>open the list</a>. <a href="#/enrichment">Start another enrichment</a>.
+          The results are on the leads: <a href={`#/lists/${j.listId}`}>open the list</a>.{' '}
+          <a href="#/enrichment">Start another enrichment</a>.
         </p>
       )}
     </div>

@@ -4,7 +4,18 @@ import { type CsvPreview, previewCsv, saveFile, toCsv } from '../csv.ts';
 import { mapHeader } from '../../src/domain/csv-header.ts';
 import { LEAD_CSV_ALIASES } from '../../src/domain/lead-csv.ts';
 import type { Lead, LeadList } from '../types.ts';
-import { ConfirmButton, Empty, ErrorNote, Loading, Notice, Pager, Status, useAction, useLoad, when } from '../ui.tsx';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorNote,
+  Loading,
+  Notice,
+  Pager,
+  Status,
+  useAction,
+  useLoad,
+  when,
+} from '../ui.tsx';
 
 export function ListsScreen() {
   const [page, setPage] = useState(1);
@@ -15,7 +26,10 @@ export function ListsScreen() {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     void create.run(async () => {
-      const list = await post<LeadList>('/api/lists', { name: String(data.get('name')), description: String(data.get('description') ?? '') || undefined });
+      const list = await post<LeadList>('/api/lists', {
+        name: String(data.get('name')),
+        description: String(data.get('description') ?? '') || undefined,
+      });
       form.reset();
       location.hash = `#/lists/${list.id}`;
     });
@@ -42,8 +56,8 @@ export function ListsScreen() {
         <Loading what="your lists" />
       ) : lists.data.total === 0 ? (
         <Empty>
-          No lists yet. Create one above, then import a CSV of leads into it, or <a href="#/scrape">find profiles with a scrape job</a> and sync
-          them into a list.
+          No lists yet. Create one above, then import a CSV of leads into it, or{' '}
+          <a href="#/scrape">find profiles with a scrape job</a> and sync them into a list.
         </Empty>
       ) : (
         <>
@@ -85,7 +99,8 @@ export function ListScreen({ listId }: { listId: string }) {
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const leads = useLoad(
-    () => get<Page<Lead>>(`/api/lists/${listId}/leads${query({ page, limit: 25, emailStatus: status, search })}`),
+    () =>
+      get<Page<Lead>>(`/api/lists/${listId}/leads${query({ page, limit: 25, emailStatus: status, search })}`),
     [listId, page, status, search],
   );
   const action = useAction();
@@ -116,7 +131,10 @@ export function ListScreen({ listId }: { listId: string }) {
         all.push(...chunk.data);
         if (p >= chunk.totalPages) break;
       }
-      saveFile(`${current.name}.csv`, toCsv(EXPORT_COLUMNS, all as unknown as Array<Record<string, unknown>>));
+      saveFile(
+        `${current.name}.csv`,
+        toCsv(EXPORT_COLUMNS, all as unknown as Array<Record<string, unknown>>),
+      );
     });
 
   return (
@@ -157,7 +175,11 @@ export function ListScreen({ listId }: { listId: string }) {
         <button type="button" onClick={exportAll} disabled={action.busy || current.leadCount === 0}>
           Export CSV
         </button>
-        <ConfirmButton label="Delete list" confirm={`Delete "${current.name}" and its ${current.leadCount} leads`} onConfirm={remove} />
+        <ConfirmButton
+          label="Delete list"
+          confirm={`Delete "${current.name}" and its ${current.leadCount} leads`}
+          onConfirm={remove}
+        />
       </div>
       <ErrorNote error={action.error} />
       <Import
@@ -202,7 +224,11 @@ export function ListScreen({ listId }: { listId: string }) {
       {!leads.data ? (
         <Loading what="leads" />
       ) : leads.data.total === 0 ? (
-        <Empty>{status || search ? 'No lead matches this search.' : 'This list has no leads yet: import a CSV above.'}</Empty>
+        <Empty>
+          {status || search
+            ? 'No lead matches this search.'
+            : 'This list has no leads yet: import a CSV above.'}
+        </Empty>
       ) : (
         <>
           <LeadsTable leads={leads.data.data} />
@@ -213,7 +239,20 @@ export function ListScreen({ listId }: { listId: string }) {
   );
 }
 
-const EXPORT_COLUMNS = ['firstName', 'lastName', 'title', 'company', 'companyDomain', 'email', 'emailStatus', 'networkUrl', 'workEmail', 'personalEmail', 'phone', 'source'];
+const EXPORT_COLUMNS = [
+  'firstName',
+  'lastName',
+  'title',
+  'company',
+  'companyDomain',
+  'email',
+  'emailStatus',
+  'networkUrl',
+  'workEmail',
+  'personalEmail',
+  'phone',
+  'source',
+];
 
 function LeadsTable({ leads }: { leads: Lead[] }) {
   return (
@@ -309,8 +348,9 @@ function Import({ listId, onImported }: { listId: string; onImported: () => void
     <details class="card" open={!!file}>
       <summary>Import leads from a CSV</summary>
       <p class="hint">
-        One lead per row. Columns named like the lead fields: first_name, last_name, title, company, company_domain, email, network_url,
-        work_email, personal_email, phone (common aliases accepted). Rows that cannot be read are skipped and listed below.
+        One lead per row. Columns named like the lead fields: first_name, last_name, title, company,
+        company_domain, email, network_url, work_email, personal_email, phone (common aliases accepted). Rows
+        that cannot be read are skipped and listed below.
       </p>
       <label>
         CSV file
@@ -319,7 +359,10 @@ function Import({ listId, onImported }: { listId: string; onImported: () => void
       {preview && (
         <>
           <h3>Preview: {preview.columns.length} columns</h3>
-          <p class="hint">The second header line says which lead field each column fills; columns marked “ignored” are not imported.</p>
+          <p class="hint">
+            The second header line says which lead field each column fills; columns marked “ignored” are not
+            imported.
+          </p>
           <div class="table-wrap">
             <table class="preview">
               <thead>

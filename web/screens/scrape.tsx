@@ -2,12 +2,39 @@ import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
 import { SAMPLES } from '../samples.ts';
 import type { ScrapeItem, ScrapeJob } from '../types.ts';
-import { Empty, ErrorNote, Loading, Notice, Pager, Progress, useAction, useJobEvents, useLoad, when, words } from '../ui.tsx';
+import {
+  Empty,
+  ErrorNote,
+  Loading,
+  Notice,
+  Pager,
+  Progress,
+  useAction,
+  useJobEvents,
+  useLoad,
+  when,
+  words,
+} from '../ui.tsx';
 
 const KINDS = [
-  ['companies', 'Companies', 'a company column, and optionally a role: finds people with that role at each company.', SAMPLES.companies],
-  ['names', 'Names', 'first and last name (or a full name) and a company: finds each named person’s profile.', SAMPLES.names],
-  ['domains', 'Domains', 'a company domain or website, and optionally a role: finds people at the company behind the domain.', SAMPLES.domains],
+  [
+    'companies',
+    'Companies',
+    'a company column, and optionally a role: finds people with that role at each company.',
+    SAMPLES.companies,
+  ],
+  [
+    'names',
+    'Names',
+    'first and last name (or a full name) and a company: finds each named person’s profile.',
+    SAMPLES.names,
+  ],
+  [
+    'domains',
+    'Domains',
+    'a company domain or website, and optionally a role: finds people at the company behind the domain.',
+    SAMPLES.domains,
+  ],
 ] as const;
 
 const TERMINAL = (job: ScrapeJob) => job.status === 'completed' || job.status === 'failed';
@@ -115,7 +142,10 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
   // Items page by row number (keyset): page n starts after row (n-1) × size, rows being 1..totalItems.
   const [itemsPage, setItemsPage] = useState(1);
   const items = useLoad(
-    () => get<ScrapeJob & { items: ScrapeItem[] }>(`/api/scrape/jobs/${jobId}${query({ itemsAfterRow: (itemsPage - 1) * ITEMS_PER_PAGE, itemsLimit: ITEMS_PER_PAGE })}`),
+    () =>
+      get<ScrapeJob & { items: ScrapeItem[] }>(
+        `/api/scrape/jobs/${jobId}${query({ itemsAfterRow: (itemsPage - 1) * ITEMS_PER_PAGE, itemsLimit: ITEMS_PER_PAGE })}`,
+      ),
     [jobId, itemsPage],
   );
   useJobEvents<ScrapeJob>(
@@ -147,7 +177,11 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
         <a href="#/scrape">← All scrape jobs</a>
       </p>
       <h1>{j.name}</h1>
-      {j.status === 'failed' && <p class="error" role="alert">The job failed: {j.failureReason ?? 'no reason was recorded.'}</p>}
+      {j.status === 'failed' && (
+        <p class="error" role="alert">
+          The job failed: {j.failureReason ?? 'no reason was recorded.'}
+        </p>
+      )}
       <dl class="facts">
         <dt>Kind</dt>
         <dd>{j.inputType}</dd>
@@ -232,7 +266,10 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
               </tbody>
             </table>
           </div>
-          <Pager page={{ data: [], total: j.totalItems, page: itemsPage, limit: ITEMS_PER_PAGE, totalPages }} onPage={setItemsPage} />
+          <Pager
+            page={{ data: [], total: j.totalItems, page: itemsPage, limit: ITEMS_PER_PAGE, totalPages }}
+            onPage={setItemsPage}
+          />
         </>
       )}
     </section>

@@ -2,7 +2,18 @@ import { useState } from 'preact/hooks';
 import { api, get, type Page, post, query } from '../api.ts';
 import { ALL_SCOPES } from '../../src/domain/scopes.ts';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
-import { ConfirmButton, Empty, ErrorNote, Loading, Notice, Pager, useAction, useLoad, when, words } from '../ui.tsx';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorNote,
+  Loading,
+  Notice,
+  Pager,
+  useAction,
+  useLoad,
+  when,
+  words,
+} from '../ui.tsx';
 
 export function SettingsScreen() {
   return (
@@ -27,7 +38,10 @@ interface ProviderSetting {
 const PROVIDER_NAMES: Record<string, string> = { pdl: 'People Data Labs', hunter: 'Hunter', lusha: 'Lusha' };
 
 function Providers() {
-  const providers = useLoad(() => get<{ providers: ProviderSetting[] }>('/api/settings/enrichment-providers'), []);
+  const providers = useLoad(
+    () => get<{ providers: ProviderSetting[] }>('/api/settings/enrichment-providers'),
+    [],
+  );
   const action = useAction();
   const [saved, setSaved] = useState<string | null>(null);
   const update = (change: { provider: string } & Record<string, unknown>, done: string) =>
@@ -36,7 +50,11 @@ function Providers() {
       // The switch moves at once (a controlled checkbox would otherwise spring back until the answer comes).
       if (typeof change.enabled === 'boolean' && providers.data) {
         const enabled = change.enabled;
-        providers.setData({ providers: providers.data.providers.map((p) => (p.provider === change.provider ? { ...p, enabled } : p)) });
+        providers.setData({
+          providers: providers.data.providers.map((p) =>
+            p.provider === change.provider ? { ...p, enabled } : p,
+          ),
+        });
       }
       try {
         providers.setData(await api('PUT', '/api/settings/enrichment-providers', { providers: [change] }));
@@ -59,8 +77,8 @@ function Providers() {
     <div class="card">
       <h2>Enrichment providers</h2>
       <p class="hint">
-        Enrichment asks the enabled providers in this order until one has the data. Keys you store are encrypted and never shown again; without
-        one, the platform’s key is used when there is one.
+        Enrichment asks the enabled providers in this order until one has the data. Keys you store are
+        encrypted and never shown again; without one, the platform’s key is used when there is one.
       </p>
       <ErrorNote error={providers.error ?? action.error} />
       {saved && <Notice>{saved}</Notice>}
@@ -71,28 +89,66 @@ function Providers() {
           {list.map((p, i) => (
             <li key={p.provider} data-testid={`provider-${p.provider}`}>
               <div class="provider-head">
-                <strong>{PROVIDER_NAMES[p.provider] ?? p.provider}</strong> <span class="hint">{words(p.kind)}</span>
+                <strong>{PROVIDER_NAMES[p.provider] ?? p.provider}</strong>{' '}
+                <span class="hint">{words(p.kind)}</span>
                 <label class="choice">
-                  <input type="checkbox" checked={p.enabled} disabled={action.busy} onChange={() => update({ provider: p.provider, enabled: !p.enabled }, p.enabled ? `${PROVIDER_NAMES[p.provider]} is off.` : `${PROVIDER_NAMES[p.provider]} is on.`)} />
+                  <input
+                    type="checkbox"
+                    checked={p.enabled}
+                    disabled={action.busy}
+                    onChange={() =>
+                      update(
+                        { provider: p.provider, enabled: !p.enabled },
+                        p.enabled
+                          ? `${PROVIDER_NAMES[p.provider]} is off.`
+                          : `${PROVIDER_NAMES[p.provider]} is on.`,
+                      )
+                    }
+                  />
                   Enabled
                 </label>
-                <button type="button" disabled={i === 0 || action.busy} onClick={() => update({ provider: p.provider, priority: i }, 'Order saved.')} aria-label={`Move ${PROVIDER_NAMES[p.provider]} up`}>
+                <button
+                  type="button"
+                  disabled={i === 0 || action.busy}
+                  onClick={() => update({ provider: p.provider, priority: i }, 'Order saved.')}
+                  aria-label={`Move ${PROVIDER_NAMES[p.provider]} up`}
+                >
                   ↑ Up
                 </button>
-                <button type="button" disabled={i === list.length - 1 || action.busy} onClick={() => update({ provider: p.provider, priority: i + 2 }, 'Order saved.')} aria-label={`Move ${PROVIDER_NAMES[p.provider]} down`}>
+                <button
+                  type="button"
+                  disabled={i === list.length - 1 || action.busy}
+                  onClick={() => update({ provider: p.provider, priority: i + 2 }, 'Order saved.')}
+                  aria-label={`Move ${PROVIDER_NAMES[p.provider]} down`}
+                >
                   ↓ Down
                 </button>
               </div>
               <form class="inline" onSubmit={saveKey(p.provider)}>
                 <label>
                   Your own API key
-                  <input name="apiKey" type="password" autoComplete="off" placeholder={p.hasApiKey ? 'stored (enter a new one to replace it)' : p.hasPlatformKey ? 'none: the platform key is used' : 'none'} />
+                  <input
+                    name="apiKey"
+                    type="password"
+                    autoComplete="off"
+                    placeholder={
+                      p.hasApiKey
+                        ? 'stored (enter a new one to replace it)'
+                        : p.hasPlatformKey
+                          ? 'none: the platform key is used'
+                          : 'none'
+                    }
+                  />
                 </label>
                 <button type="submit" disabled={action.busy}>
                   Save key
                 </button>
                 {p.hasApiKey && (
-                  <button type="button" disabled={action.busy} onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}>
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}
+                  >
                     Remove key
                   </button>
                 )}
@@ -144,7 +200,10 @@ function ApiKeys() {
   return (
     <div class="card">
       <h2>API keys</h2>
-      <p class="hint">For integrations (a CRM, a dialer): each key acts for this organization with the scopes you give it. See the API docs at <a href="/docs">/docs</a>.</p>
+      <p class="hint">
+        For integrations (a CRM, a dialer): each key acts for this organization with the scopes you give it.
+        See the API docs at <a href="/docs">/docs</a>.
+      </p>
       <form onSubmit={create} aria-label="New API key">
         <label>
           Key name
@@ -208,7 +267,17 @@ function ApiKeys() {
                   <td>{key.scopes.join(', ')}</td>
                   <td>{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
                   <td>{when(key.lastUsedAt)}</td>
-                  <td>{key.revokedAt ? `revoked ${when(key.revokedAt)}` : <ConfirmButton label="Revoke" confirm={`Revoke ${key.name} now`} onConfirm={() => revoke(key.id)} />}</td>
+                  <td>
+                    {key.revokedAt ? (
+                      `revoked ${when(key.revokedAt)}`
+                    ) : (
+                      <ConfirmButton
+                        label="Revoke"
+                        confirm={`Revoke ${key.name} now`}
+                        onConfirm={() => revoke(key.id)}
+                      />
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -256,7 +325,10 @@ function Webhooks() {
   return (
     <div class="card">
       <h2>Webhooks</h2>
-      <p class="hint">The service calls your URL when a job needs a decision, completes or fails, signed with the endpoint’s secret (Standard Webhooks).</p>
+      <p class="hint">
+        The service calls your URL when a job needs a decision, completes or fails, signed with the endpoint’s
+        secret (Standard Webhooks).
+      </p>
       <form onSubmit={create} aria-label="New webhook endpoint">
         <label>
           Endpoint URL
@@ -306,17 +378,28 @@ function Webhooks() {
           {endpoints.data.data.map((endpoint) => (
             <li key={endpoint.id}>
               <div>
-                <code>{endpoint.url}</code> {endpoint.disabledAt && <span class="tag">disabled {when(endpoint.disabledAt)} (the receiver answered 410)</span>}
+                <code>{endpoint.url}</code>{' '}
+                {endpoint.disabledAt && (
+                  <span class="tag">disabled {when(endpoint.disabledAt)} (the receiver answered 410)</span>
+                )}
                 <div class="hint">
                   {endpoint.events.join(', ')}
                   {endpoint.description ? ` · ${endpoint.description}` : ''}
                 </div>
               </div>
               <div class="actions">
-                <button type="button" aria-expanded={open === endpoint.id} onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
+                <button
+                  type="button"
+                  aria-expanded={open === endpoint.id}
+                  onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}
+                >
                   {open === endpoint.id ? 'Hide deliveries' : 'Deliveries'}
                 </button>
-                <ConfirmButton label="Delete" confirm="Delete this endpoint" onConfirm={() => remove(endpoint.id)} />
+                <ConfirmButton
+                  label="Delete"
+                  confirm="Delete this endpoint"
+                  onConfirm={() => remove(endpoint.id)}
+                />
               </div>
               {open === endpoint.id && <Deliveries endpointId={endpoint.id} />}
             </li>
@@ -340,7 +423,10 @@ interface Delivery {
 
 function Deliveries({ endpointId }: { endpointId: string }) {
   const [page, setPage] = useState(1);
-  const deliveries = useLoad(() => get<Page<Delivery>>(`/api/webhooks/${endpointId}/deliveries${query({ page, limit: 20 })}`), [endpointId, page]);
+  const deliveries = useLoad(
+    () => get<Page<Delivery>>(`/api/webhooks/${endpointId}/deliveries${query({ page, limit: 20 })}`),
+    [endpointId, page],
+  );
   const action = useAction();
   const [sent, setSent] = useState<string | null>(null);
   const retry = (id: string) =>
@@ -369,7 +455,17 @@ function Deliveries({ endpointId }: { endpointId: string }) {
   );
 }
 
-function DeliveryTable({ page, busy, onRetry, onPage }: { page: Page<Delivery>; busy: boolean; onRetry: (id: string) => void; onPage: (page: number) => void }) {
+function DeliveryTable({
+  page,
+  busy,
+  onRetry,
+  onPage,
+}: {
+  page: Page<Delivery>;
+  busy: boolean;
+  onRetry: (id: string) => void;
+  onPage: (page: number) => void;
+}) {
   return (
     <>
       <div class="table-wrap">

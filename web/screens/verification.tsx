@@ -2,8 +2,31 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
 import { useSession } from '../session.ts';
-import type { DomainStat, Estimate, LeadList, Transcript, VerificationJob, VerificationResult } from '../types.ts';
-import { Empty, ErrorNote, hashParam, Loading, Notice, Pager, percent, Progress, Status, money, useAction, useJobEvents, useLoad, when, words } from '../ui.tsx';
+import type {
+  DomainStat,
+  Estimate,
+  LeadList,
+  Transcript,
+  VerificationJob,
+  VerificationResult,
+} from '../types.ts';
+import {
+  Empty,
+  ErrorNote,
+  hashParam,
+  Loading,
+  Notice,
+  Pager,
+  percent,
+  Progress,
+  Status,
+  money,
+  useAction,
+  useJobEvents,
+  useLoad,
+  when,
+  words,
+} from '../ui.tsx';
 
 import { API_PRICE_MICROS } from '../../src/domain/verification.ts';
 
@@ -28,18 +51,25 @@ const METHODS = [
   },
 ] as const;
 
-const TERMINAL = (job: VerificationJob) => job.verificationStage === 'completed' || job.verificationStage === 'failed';
+const TERMINAL = (job: VerificationJob) =>
+  job.verificationStage === 'completed' || job.verificationStage === 'failed';
 
 export function VerificationScreen() {
   const lists = useLoad(() => get<Page<LeadList>>('/api/lists?limit=100'), []);
   const [page, setPage] = useState(1);
-  const jobs = useLoad(() => get<Page<VerificationJob>>(`/api/verification/jobs${query({ page, limit: 20 })}`), [page]);
+  const jobs = useLoad(
+    () => get<Page<VerificationJob>>(`/api/verification/jobs${query({ page, limit: 20 })}`),
+    [page],
+  );
   const start = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget as HTMLFormElement);
     void start.run(async () => {
-      const job = await post<VerificationJob>('/api/verification/jobs', { listId: data.get('listId'), verificationMethod: data.get('method') });
+      const job = await post<VerificationJob>('/api/verification/jobs', {
+        listId: data.get('listId'),
+        verificationMethod: data.get('method'),
+      });
       location.hash = `#/verification/${job.id}`;
     });
   };
@@ -138,7 +168,10 @@ const STAGE_TEXT: Record<VerificationJob['verificationStage'], string> = {
 
 export function VerificationJobScreen({ jobId }: { jobId: string }) {
   const job = useLoad(() => get<VerificationJob>(`/api/verification/jobs/${jobId}`), [jobId]);
-  const domains = useLoad(() => get<{ domainStats: DomainStat[] }>(`/api/verification/jobs/${jobId}/progress`), [jobId]);
+  const domains = useLoad(
+    () => get<{ domainStats: DomainStat[] }>(`/api/verification/jobs/${jobId}/progress`),
+    [jobId],
+  );
   const [resultsVersion, setResultsVersion] = useState(0);
   useJobEvents<VerificationJob>(
     job.data && !TERMINAL(job.data) ? `/api/verification/jobs/${jobId}/events` : null,
@@ -171,7 +204,11 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
           </ul>
         </div>
       )}
-      {j.verificationStage === 'failed' && <p class="error" role="alert">The job failed: {j.failureReason ?? 'no reason was recorded.'}</p>}
+      {j.verificationStage === 'failed' && (
+        <p class="error" role="alert">
+          The job failed: {j.failureReason ?? 'no reason was recorded.'}
+        </p>
+      )}
       <dl class="facts">
         <dt>Method</dt>
         <dd>{words(j.verificationMethod)}</dd>
@@ -189,36 +226,42 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
         )}
       </dl>
       {running && <Progress done={j.processedEmails} total={j.totalEmails} label="Verification progress" />}
-      {j.deferredCount > 0 && <Notice>{j.deferredCount} addresses were asked to retry later (greylisting); they are retried automatically.</Notice>}
-      <table class="counts" data-testid="counts">
-        <thead>
-          <tr>
-            <th />
-            <th>Valid</th>
-            <th>Invalid</th>
-            <th>Catch-all</th>
-            <th>Unknown</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th>SMTP</th>
-            <td>{j.smtpValidCount}</td>
-            <td>{j.smtpInvalidCount}</td>
-            <td>{j.smtpCatchAllCount}</td>
-            <td>{j.smtpUnknownCount}</td>
-          </tr>
-          {(j.apiVerifiedEmails > 0 || j.verificationStage === 'api_verifying') && (
+      {j.deferredCount > 0 && (
+        <Notice>
+          {j.deferredCount} addresses were asked to retry later (greylisting); they are retried automatically.
+        </Notice>
+      )}
+      <div class="table-wrap counts-wrap">
+        <table class="counts" data-testid="counts">
+          <thead>
             <tr>
-              <th>Provider</th>
-              <td>{j.apiValidCount}</td>
-              <td>{j.apiInvalidCount}</td>
-              <td>{j.apiCatchAllCount}</td>
-              <td>{j.apiUnknownCount}</td>
+              <th />
+              <th>Valid</th>
+              <th>Invalid</th>
+              <th>Catch-all</th>
+              <th>Unknown</th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            <tr>
+              <th>SMTP</th>
+              <td>{j.smtpValidCount}</td>
+              <td>{j.smtpInvalidCount}</td>
+              <td>{j.smtpCatchAllCount}</td>
+              <td>{j.smtpUnknownCount}</td>
+            </tr>
+            {(j.apiVerifiedEmails > 0 || j.verificationStage === 'api_verifying') && (
+              <tr>
+                <th>Provider</th>
+                <td>{j.apiValidCount}</td>
+                <td>{j.apiInvalidCount}</td>
+                <td>{j.apiCatchAllCount}</td>
+                <td>{j.apiUnknownCount}</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
       {j.verificationStage === 'awaiting_decision' && <Decision jobId={jobId} onDecided={job.reload} />}
       {j.userDecision && <p>Your decision: {words(j.userDecision)}.</p>}
       <h2>By domain</h2>
@@ -274,21 +317,51 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
   if (!estimate.data) return <Loading what="the cost estimate" />;
   const e = estimate.data;
   const choices = [
-    ['accept_current', 'Keep the free result', null, 1, `Coverage stays at ${percent(e.currentCoveragePercentage)}.`],
-    ['fill_unknowns_only', `Verify the ${e.unknownCount} unknown`, e.fillUnknownsCost, e.unknownCount, 'Servers that did not answer.'],
-    ['fill_catchall_only', `Verify the ${e.catchAllCount} catch-all`, e.fillCatchAllCost, e.catchAllCount, 'Domains that accept every address.'],
-    ['fill_all_gaps', `Verify all ${e.totalGapCount} gaps`, e.fillAllGapsCost, e.totalGapCount, `Coverage up to ${percent(e.projectedCoveragePercentage)}.`],
+    [
+      'accept_current',
+      'Keep the free result',
+      null,
+      1,
+      `Coverage stays at ${percent(e.currentCoveragePercentage)}.`,
+    ],
+    [
+      'fill_unknowns_only',
+      `Verify the ${e.unknownCount} unknown`,
+      e.fillUnknownsCost,
+      e.unknownCount,
+      'Servers that did not answer.',
+    ],
+    [
+      'fill_catchall_only',
+      `Verify the ${e.catchAllCount} catch-all`,
+      e.fillCatchAllCost,
+      e.catchAllCount,
+      'Domains that accept every address.',
+    ],
+    [
+      'fill_all_gaps',
+      `Verify all ${e.totalGapCount} gaps`,
+      e.fillAllGapsCost,
+      e.totalGapCount,
+      `Coverage up to ${percent(e.projectedCoveragePercentage)}.`,
+    ],
   ] as const;
   return (
     <div class="card decision" data-testid="decision">
       <h2>Fill the gaps?</h2>
       <p>
-        The free check left {e.unknownCount} unknown and {e.catchAllCount} catch-all addresses. The provider checks them for{' '}
-        {money(e.costPerEmail)} each.
+        The free check left {e.unknownCount} unknown and {e.catchAllCount} catch-all addresses. The provider
+        checks them for {money(e.costPerEmail)} each.
       </p>
       <div class="choices">
         {choices.map(([decision, label, cost, count, note]) => (
-          <button key={decision} type="button" class={cost === null ? '' : 'primary'} disabled={action.busy || count === 0} onClick={() => decide(decision)}>
+          <button
+            key={decision}
+            type="button"
+            class={cost === null ? '' : 'primary'}
+            disabled={action.busy || count === 0}
+            onClick={() => decide(decision)}
+          >
             <span>{label}</span>
             <strong class="price">{cost === null ? 'free' : money(cost)}</strong>
             <span class="hint">{count === 0 ? 'Nothing to fill.' : note}</span>
@@ -304,7 +377,10 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
   const [page, setPage] = useState(1);
   const [filter, setFilter] = useState('');
   const results = useLoad(
-    () => get<Page<VerificationResult>>(`/api/verification/jobs/${jobId}/results${query({ page, limit: 25, result: filter })}`),
+    () =>
+      get<Page<VerificationResult>>(
+        `/api/verification/jobs/${jobId}/results${query({ page, limit: 25, result: filter })}`,
+      ),
     [jobId, page, filter, version],
   );
   const [open, setOpen] = useState<string | null>(null);
@@ -377,7 +453,11 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
                       <td class="num">{r.attempts}</td>
                       <td>
                         {r.attempts > 0 && (
-                          <button type="button" aria-expanded={open === r.email} onClick={() => setOpen(open === r.email ? null : r.email)}>
+                          <button
+                            type="button"
+                            aria-expanded={open === r.email}
+                            onClick={() => setOpen(open === r.email ? null : r.email)}
+                          >
                             {open === r.email ? 'Hide transcript' : 'Transcript'}
                           </button>
                         )}
@@ -403,10 +483,14 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
 }
 
 function TranscriptView({ jobId, email }: { jobId: string; email: string }) {
-  const detail = useLoad(() => get<Transcript>(`/api/verification/jobs/${jobId}/results/${encodeURIComponent(email)}`), [jobId, email]);
+  const detail = useLoad(
+    () => get<Transcript>(`/api/verification/jobs/${jobId}/results/${encodeURIComponent(email)}`),
+    [jobId, email],
+  );
   if (detail.error) return <ErrorNote error={detail.error} />;
   if (!detail.data) return <Loading what="the transcript" />;
-  if (detail.data.transcript.length === 0) return <p class="hint">No SMTP conversation was recorded for this address.</p>;
+  if (detail.data.transcript.length === 0)
+    return <p class="hint">No SMTP conversation was recorded for this address.</p>;
   return (
     <div class="transcript" data-testid="transcript">
       {detail.data.transcript.map((attempt, i) => (

@@ -30,11 +30,15 @@ The API works meanwhile: <a href="/docs">/docs</a>.</p></body></html>`;
 export function dashboardRoutes(dir = DASHBOARD_DIR) {
   let index: string | undefined;
   let assets: MiddlewareHandler | undefined;
-  const page = async () => (index ??= await readFile(path.join(dir, 'index.html'), 'utf8').catch(() => undefined));
+  const page = async () =>
+    (index ??= await readFile(path.join(dir, 'index.html'), 'utf8').catch(() => undefined));
   return new Hono()
     .get('/assets/*', (c, next) => {
       // Made on first use: serveStatic complains at creation about a folder a fresh checkout has not built yet.
-      assets ??= serveStatic({ root: dir, onFound: (_path, ctx) => ctx.header('Cache-Control', 'public, max-age=31536000, immutable') });
+      assets ??= serveStatic({
+        root: dir,
+        onFound: (_path, ctx) => ctx.header('Cache-Control', 'public, max-age=31536000, immutable'),
+      });
       return assets(c, next);
     })
     .get('*', async (c, next) => {
