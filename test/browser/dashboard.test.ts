@@ -243,13 +243,11 @@ describe('the dashboard, one user from sign-up on', () => {
       expect(exported).toContain('Jane,Doe,,Acme');
 
       // Refused: a file whose header names no lead field; the API's sentence and the accepted names are shown.
-      await page
-        .getByTestId('import-file')
-        .setInputFiles({
-          name: 'junk.csv',
-          mimeType: 'text/csv',
-          buffer: Buffer.from('colour,size\nred,9\n'),
-        });
+      await page.getByTestId('import-file').setInputFiles({
+        name: 'junk.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('colour,size\nred,9\n'),
+      });
       await page.getByRole('button', { name: 'Import junk.csv' }).click();
       expect(await alert().textContent()).toMatch(
         /No recognized column in the header row.*Accepted column names: .*email/,
@@ -414,13 +412,11 @@ describe('the dashboard, one user from sign-up on', () => {
       }
       await captureScreen(page, 'scrape-start');
       // Refused: a header the service cannot read.
-      await page
-        .getByLabel('CSV file')
-        .setInputFiles({
-          name: 'junk.csv',
-          mimeType: 'text/csv',
-          buffer: Buffer.from('colour,size\nred,9\n'),
-        });
+      await page.getByLabel('CSV file').setInputFiles({
+        name: 'junk.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('colour,size\nred,9\n'),
+      });
       await page.getByRole('button', { name: 'Start scrape' }).click();
       expect(await alert().textContent()).toMatch(/No recognized column.*Accepted column names/);
 
@@ -536,6 +532,47 @@ describe('the dashboard, one user from sign-up on', () => {
       expect(consoleProblems).toEqual([]);
     },
   );
+});
+
+describe('a verification job with a warning', () => {
+  it('shows the worker’s warning at the top of the job, in words', { timeout: 180_000 }, async () => {
+    // A second app whose worker cannot trust its resolver: the canary domain does not resolve in the mail world.
+    const distrustful = await startHarness({
+      worker: true,
+      env: { ...world!.env, SMTP_CANARY_DOMAINS: 'canary.missing.test' },
+      deps: withFastProviders,
+    });
+    const served = await serveApp(distrustful);
+    const own = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+    own.setDefaultTimeout(60_000);
+    try {
+      const send = async (path: string, data: unknown) => {
+        const res = await own.request.post(`${served.url}${path}`, { data, headers: { Origin: served.url } });
+        expect(res.status(), await res.text()).toBeLessThan(300);
+        return res.json();
+      };
+      await send('/api/auth/signup', {
+        email: `warn-${randomUUID()}@example.test`,
+        password: 'correct horse battery',
+        organizationName: 'Warned Co',
+      });
+      const list = await send('/api/lists', { name: 'Warned' });
+      await send(`/api/lists/${list.id}/leads`, { leads: [{ email: world!.mailbox(MAIL.company) }] });
+      const job = await send('/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_only' });
+      const warned = await own.newPage();
+      await warned.goto(`${served.url}/#/verification/${job.id}`);
+      await warned.getByTestId('stage').filter({ hasText: 'Completed' }).waitFor({ timeout: 120_000 });
+      const warning = warned.locator('.warnings');
+      await warning.waitFor();
+      expect(await warning.getAttribute('role')).toBe('alert');
+      expect(await warning.textContent()).toMatch(/resolver/i);
+      await captureScreen(warned, 'verification-warning');
+    } finally {
+      await own.close();
+      await served.close();
+      await distrustful.stop();
+    }
+  });
 });
 
 /** Waits for the table to show `n` rows (the page's CSP forbids evaluating strings, so Playwright polls locators). */

@@ -196,7 +196,7 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
       </h1>
       {j.warnings.length > 0 && (
         <div class="warnings" role="alert">
-          <strong>Some addresses could not get a verdict:</strong>
+          <strong>Read this before trusting the results:</strong>
           <ul>
             {j.warnings.map((w) => (
               <li key={w.code}>{w.message}</li>
