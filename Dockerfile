@@ -5,9 +5,11 @@ FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
-# Dependencies first, so source edits reuse this layer.
+# Dependencies first, so source edits reuse this layer. Without scripts: the project's own (`prepare`, the
+# dashboard build) needs the sources, built below; no production dependency's script is allowed anyway
+# (package.json `allowScripts`).
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 COPY . .
 # The dashboard's bundle (web/ → dist/dashboard/): the install above ran before the sources were here.

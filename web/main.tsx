@@ -103,7 +103,15 @@ function App() {
 
   return (
     <>
-      <a class="skip" href="#main">
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          // The hash is the route: move the focus instead of navigating to "#main".
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <SandboxBanner />

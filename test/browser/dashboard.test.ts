@@ -501,6 +501,8 @@ describe('the dashboard, one user from sign-up on', () => {
       const jane = page.locator('table.leads tbody tr').filter({ hasText: 'Jane Doe' });
       await jane.getByText(janeEmail).waitFor();
       expect(await jane.textContent()).toContain('+14155550177');
+    // The same row shows the lead's verification result from the job above.
+    expect(await jane.locator('.status').textContent()).toBe('Valid');
     },
   );
 
