@@ -144,4 +144,5 @@ export interface BulkJob {
   estimatedCredits: number;
   stopReason: string | null;
   failureReason: string | null;
+  createdAt: string;
 }

@@ -497,12 +497,17 @@ describe('the dashboard, one user from sign-up on', () => {
       await job.getByText(/: completed/).waitFor({ timeout: 120_000 });
       expect(await page.getByTestId('bulk-credits').textContent()).toBe('3 of at most 9');
       await page.getByTestId('balance').filter({ hasText: '96 credits' }).waitFor();
+      await go('#/enrichment');
+      const listed = page.getByTestId('bulk-jobs').locator('tbody tr').first();
+      await listed.getByText('Q4 prospects').waitFor();
+      expect(await listed.textContent()).toContain('completed');
+      await listed.getByRole('link', { name: 'Q4 prospects' }).click();
       await job.getByRole('link', { name: 'open the list' }).click();
       const jane = page.locator('table.leads tbody tr').filter({ hasText: 'Jane Doe' });
       await jane.getByText(janeEmail).waitFor();
       expect(await jane.textContent()).toContain('+14155550177');
-    // The same row shows the lead's verification result from the job above.
-    expect(await jane.locator('.status').textContent()).toBe('Valid');
+      // The same row shows the lead's verification result from the job above.
+      expect(await jane.locator('.status').textContent()).toBe('Valid');
     },
   );
 

@@ -154,6 +154,29 @@ describe('bulk enrichment', () => {
     expect((await settledJob(agent, emails.jobId)).fields).toEqual(['workEmail', 'personalEmail']);
   });
 
+  it("lists the organization's jobs newest first, of one list on request, and never another organization's", async () => {
+    const { agent } = await h.signup({ credits: 20 });
+    const first = await listWithLeads(agent, [{ networkUrl: world.profile('listed') }]);
+    const second = await listWithLeads(agent, [{ networkUrl: world.profile('listed') }, { networkUrl: world.profile('listed') }]);
+    const a = await startBulk(agent, first.listId, ['workEmail']);
+    await settledJob(agent, a.jobId);
+    const b = await startBulk(agent, second.listId, ['workEmail']);
+    const done = await settledJob(agent, b.jobId);
+
+    const all = await agent.get('/api/enrichment/bulk');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 2, page: 1, limit: 20, totalPages: 1 });
+    expect(all.body.data.map((j: { jobId: string }) => j.jobId)).toEqual([b.jobId, a.jobId]);
+    expect(all.body.data[0]).toEqual(done);
+    const ofFirst = await agent.get(`/api/enrichment/bulk?listId=${first.listId}&limit=1`);
+    expect(ofFirst.body).toMatchObject({ total: 1, totalPages: 1, data: [{ jobId: a.jobId, listId: first.listId }] });
+
+    const { agent: stranger } = await h.signup();
+    expect((await stranger.get('/api/enrichment/bulk')).body).toMatchObject({ data: [], total: 0, totalPages: 0 });
+    expectError(await agent.get('/api/enrichment/bulk?listId=nope'), 400, 'validation_error');
+    expectError(await agent.get('/api/enrichment/bulk?limit=101'), 400, 'validation_error');
+  });
+
   it('validates the request: fields, list ownership, balance and an empty list', async () => {
     const { agent } = await h.signup({ credits: 5 });
     const { listId } = await listWithLeads(agent, [{ networkUrl: world.profile('validate') }]);

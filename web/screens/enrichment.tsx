@@ -1,6 +1,6 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { get, type Page, post } from '../api.ts';
+import { get, type Page, post, query } from '../api.ts';
 import { useSession } from '../session.ts';
 import type { BulkJob, LeadList } from '../types.ts';
 import {
@@ -8,13 +8,14 @@ import {
   ErrorNote,
   hashParam,
   Loading,
+  Pager,
   Progress,
   useAction,
   useJobEvents,
   useLoad,
+  when,
   words,
 } from '../ui.tsx';
-
 import {
   CREDIT_PRICES,
   ENRICHMENT_FIELDS,
@@ -50,6 +51,7 @@ export function EnrichmentScreen({ jobId }: { jobId?: string }) {
       </p>
       {jobId ? <BulkJobView jobId={jobId} /> : <BulkStart />}
       <SingleLookup />
+      <BulkJobs />
     </section>
   );
 }
@@ -223,5 +225,55 @@ function BulkJobView({ jobId }: { jobId: string }) {
         </p>
       )}
     </div>
+  );
+}
+
+function BulkJobs() {
+  const [page, setPage] = useState(1);
+  const jobs = useLoad(() => get<Page<BulkJob>>(`/api/enrichment/bulk${query({ page, limit: 10 })}`), [page]);
+  const lists = useLoad(() => get<Page<LeadList>>('/api/lists?limit=100'), []);
+  const name = (listId: string) => lists.data?.data.find((l) => l.id === listId)?.name ?? 'a list';
+  return (
+    <>
+      <h2>List enrichments</h2>
+      <ErrorNote error={jobs.error} />
+      {!jobs.data ? (
+        <Loading what="enrichment jobs" />
+      ) : jobs.data.total === 0 ? (
+        <Empty>No list enriched yet: pick a list above and start.</Empty>
+      ) : (
+        <>
+          <div class="table-wrap">
+            <table data-testid="bulk-jobs">
+              <thead>
+                <tr>
+                  <th>List</th>
+                  <th>Status</th>
+                  <th>Leads found</th>
+                  <th>Credits</th>
+                  <th>Started</th>
+                </tr>
+              </thead>
+              <tbody>
+                {jobs.data.data.map((job) => (
+                  <tr key={job.jobId}>
+                    <td>
+                      <a href={`#/enrichment/${job.jobId}`}>{name(job.listId)}</a>
+                    </td>
+                    <td>{words(job.status)}</td>
+                    <td class="num">
+                      {job.successCount} of {job.totalLeads}
+                    </td>
+                    <td class="num">{job.creditsUsed}</td>
+                    <td>{when(job.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={jobs.data} onPage={setPage} />
+        </>
+      )}
+    </>
   );
 }

@@ -41,6 +41,13 @@ export async function getBulkJob(em: EntityManager, organizationId: string, jobI
   return job;
 }
 
+/** An organization's bulk jobs, newest first (ids are time-ordered UUIDv7), optionally of one list. */
+export async function pageBulkJobs(em: EntityManager, organizationId: string, filter: { listId?: string }, offset: number, limit: number) {
+  const where = filter.listId ? { organization: organizationId, list: filter.listId } : { organization: organizationId };
+  const [rows, total] = await em.findAndCount(EnrichmentJob, where, { orderBy: { id: 'desc' }, offset, limit });
+  return { rows, total };
+}
+
 export async function deleteBulkJob(em: EntityManager, jobId: string): Promise<void> {
   await em.nativeDelete(EnrichmentJob, { id: jobId });
 }

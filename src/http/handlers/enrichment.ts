@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { bulkEnrichmentWorkflow, singleEnrichmentWorkflow } from '../../../workflows/enrichment.ts';
 import { newId } from '../../db/entities/common.ts';
 import { getBalance } from '../../db/repos/credit-ledger.ts';
-import { createBulkJob, deleteBulkJob, getBulkJob, listSnapshot } from '../../db/repos/enrichment-jobs.ts';
+import { createBulkJob, deleteBulkJob, getBulkJob, listSnapshot, pageBulkJobs } from '../../db/repos/enrichment-jobs.ts';
 import { getList } from '../../db/repos/lists.ts';
 import { log } from '../../log.ts';
 import { jobSearchAttributes, workflowId } from '../../temporal/shared.ts';
@@ -20,6 +20,7 @@ import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { toBulkJobDto } from '../../jobs/views.ts';
 import type { BulkEnrichRequestSchema } from '../schemas/enrichment.ts';
+import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
 import type { z } from '@hono/zod-openapi';
 import { requestEm } from '../middleware/request-context.ts';
 
@@ -79,6 +80,11 @@ export async function startBulkEnrichment(c: Context<AppEnv>, input: z.infer<typ
     () => deleteBulkJob(em.fork(), job.id),
   );
   return { jobId: job.id, status: 'pending' as const, totalLeads: job.totalLeads, estimatedCredits: job.estimatedCredits };
+}
+
+export async function pageBulkEnrichmentDtos(c: Context<AppEnv>, query: PageQuery & { listId?: string }) {
+  const { rows, total } = await pageBulkJobs(requestEm(c), organizationId(c), query, offsetOf(query), query.limit);
+  return paginated(rows.map(toBulkJobDto), total, query);
 }
 
 export async function bulkEnrichmentDto(c: Context<AppEnv>, jobId: string) {

@@ -2,11 +2,12 @@ import { z } from '@hono/zod-openapi';
 import {
   bulkEnrichmentDto,
   enrichOne,
+  pageBulkEnrichmentDtos,
   startBulkEnrichment,
   streamBulkEnrichment,
 } from '../handlers/enrichment.ts';
-import { type Audience, createRouter, sessionAudience } from '../router.ts';
-import { uuidParam, json } from '../schemas/common.ts';
+import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
+import { json, PageQuerySchema, pageOf, uuidParam } from '../schemas/common.ts';
 import {
   BulkCreatedSchema,
   BulkEnrichRequestSchema,
@@ -82,5 +83,17 @@ export const bulkEnrichmentRoutesFor = (audience: Audience) =>
     );
 
 export const enrichmentRoutes = createRouter()
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/bulk',
+      tags: ['enrichment'],
+      summary: 'Bulk enrichment jobs of the organization, newest first',
+      request: { query: PageQuerySchema.extend({ listId: z.uuid().optional().openapi({ description: 'Only the jobs of this list' }) }) },
+      responses: { 200: { description: 'A page of jobs', ...json(pageOf(BulkJobSchema)) } },
+      errors: ['validation_error'],
+    }),
+    async (c) => c.json(await pageBulkEnrichmentDtos(c, c.req.valid('query')), 200),
+  )
   .route('/', enrichOneRoutesFor(sessionAudience))
   .route('/', bulkEnrichmentRoutesFor(sessionAudience));
