@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
-import { call, DASHBOARD_HTML, expectStatus, openDashboard, type Outcome, scriptVisibleCookies, submitUpload, watchEvents } from '../support/cross-origin-page.ts';
+import { call, CLIENT_HTML, expectStatus, openClient, type Outcome, scriptVisibleCookies, submitUpload, watchEvents } from '../support/cross-origin-page.ts';
 import type { Harness } from '../support/harness.ts';
 import { type MailWorld, standardWorld, startMailWorld } from '../support/mail-world/index.ts';
 import { type PageServer, servePage } from '../support/page-server.ts';
@@ -12,7 +12,7 @@ import { companyRows, startScrapeHarness, waitFor } from '../support/scrape.ts';
 import { type ServedApp, serveApp } from '../support/served-app.ts';
 import { mailWorldEnv } from '../support/verification.ts';
 
-// A real browser against the app over real HTTP: the page lives on the dashboard origin (listed in
+// A real browser against the app over real HTTP: the page lives on a separate dashboard origin (listed in
 // APP_ORIGINS), so every call is a credentialed cross-origin request that CORS, the session cookie and the
 // CSRF origin check must all let through, and a page on another origin must not.
 
@@ -29,8 +29,8 @@ let page: Page;
 beforeAll(async () => {
   world = await startMailWorld(standardWorld({ mailboxesPerDomain: 2 }));
   servers = await startProviderServers();
-  dashboard = await servePage(DASHBOARD_HTML);
-  foreign = await servePage(DASHBOARD_HTML);
+  dashboard = await servePage(CLIENT_HTML);
+  foreign = await servePage(CLIENT_HTML);
   h = await startScrapeHarness(servers, { ...mailWorldEnv(world), APP_ORIGINS: dashboard.origin });
   app = await serveApp(h);
   browser = await launchChromium();
@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Generous: other test files share the machine's two cores.
   context.setDefaultTimeout(60_000);
   page = await context.newPage();
-  await openDashboard(page, dashboard.origin, app.url);
+  await openClient(page, dashboard.origin, app.url);
 });
 
 afterAll(async () => {
@@ -60,7 +60,7 @@ const pollPage = (path: string, done: (body: any) => boolean, timeoutMs = 90_000
   waitFor(async () => expectStatus(await get(path), 200), done, timeoutMs, 250);
 
 // The steps build on each other (one session, as a user would go), so they run in order.
-describe('the dashboard in Chromium, on an allowed origin', () => {
+describe('a single-page client on another allowed origin, in Chromium', () => {
   const email = `browser-${randomUUID()}@example.test`;
 
   it('signs up: the session cookie comes back on the next call, and the page’s script cannot read it', async () => {
@@ -112,7 +112,7 @@ describe('the dashboard in Chromium, on an allowed origin', () => {
   it('refuses a page on a foreign origin: its fetches fail in the browser even with the user’s cookie', async () => {
     const stranger = await context.newPage();
     try {
-      await openDashboard(stranger, foreign!.origin, app!.url);
+      await openClient(stranger, foreign!.origin, app!.url);
       const read: Outcome = await call(stranger, 'GET', '/api/auth/me');
       expect(read).toEqual({ error: expect.stringContaining('Failed to fetch') });
       // JSON is preflighted: the browser asks first, gets no CORS approval and never sends the write.

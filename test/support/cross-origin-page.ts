@@ -4,13 +4,13 @@ import type { Page } from 'playwright-core';
 export type Outcome = { status: number; body: any } | { error: string }; // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
 
 /**
- * A minimal dashboard: every call goes to the app at `?api=<origin>` with `credentials: 'include'` (the
+ * A minimal single-page client hosted on another origin (as a separately deployed dashboard would be): every call goes to the app at `?api=<origin>` with `credentials: 'include'` (the
  * session cookie), as a single-page app on another origin does, and each outcome is written into the page.
  * The upload form is read with `new FormData(form)`, so the file is the one the browser picked.
  */
-export const DASHBOARD_HTML = `<!doctype html>
+export const CLIENT_HTML = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Dashboard</title></head>
+<head><meta charset="utf-8"><title>Client</title></head>
 <body>
   <form id="upload"><input type="file" name="file" accept=".csv,text/csv"><input type="text" name="name"></form>
   <ol id="log"></ol>
@@ -63,31 +63,31 @@ export const DASHBOARD_HTML = `<!doctype html>
 </html>`;
 
 /** The page's own functions, as Node's types see them (the project compiles without the DOM library). */
-interface DashboardGlobals {
+interface ClientGlobals {
   api(method: string, path: string, body?: unknown): Promise<Outcome>;
   upload(): Promise<Outcome>;
   watch(path: string): Promise<Array<{ type: string; stage?: string }>>;
 }
 
-/** Opens the dashboard page served at `pageOrigin`, talking to the app at `apiOrigin`. */
-export async function openDashboard(page: Page, pageOrigin: string, apiOrigin: string): Promise<void> {
+/** Opens the client page served at `pageOrigin`, talking to the app at `apiOrigin`. */
+export async function openClient(page: Page, pageOrigin: string, apiOrigin: string): Promise<void> {
   await page.goto(`${pageOrigin}/?api=${encodeURIComponent(apiOrigin)}`);
   await page.waitForFunction("typeof window.api === 'function'");
 }
 
 /** One API call made by the page itself. */
 export function call(page: Page, method: string, path: string, body?: unknown): Promise<Outcome> {
-  return page.evaluate(({ m, p, b }) => (globalThis as unknown as DashboardGlobals).api(m, p, b), { m: method, p: path, b: body });
+  return page.evaluate(({ m, p, b }) => (globalThis as unknown as ClientGlobals).api(m, p, b), { m: method, p: path, b: body });
 }
 
 /** Submits the page's upload form (whatever file and name were put into it) as `new FormData(form)`. */
 export function submitUpload(page: Page): Promise<Outcome> {
-  return page.evaluate(() => (globalThis as unknown as DashboardGlobals).upload());
+  return page.evaluate(() => (globalThis as unknown as ClientGlobals).upload());
 }
 
 /** The stage and progress messages the page's EventSource received until the job's terminal stage. */
 export function watchEvents(page: Page, path: string): Promise<Array<{ type: string; stage?: string }>> {
-  return page.evaluate((p) => (globalThis as unknown as DashboardGlobals).watch(p), path);
+  return page.evaluate((p) => (globalThis as unknown as ClientGlobals).watch(p), path);
 }
 
 /** `document.cookie` as the page's own script reads it. */
