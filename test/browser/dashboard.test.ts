@@ -320,6 +320,34 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByRole('button', { name: 'Start verification' }).click();
       expect(await alert().textContent()).toMatch(/email/i);
       expect(await alert().textContent()).not.toMatch(/unprocessable/);
+
+      // Refused: a decision on a job that has moved on (decided elsewhere while this tab, without its live
+      // stream, still shows the choices) is answered in words with the job's current state.
+      const later = await apiPost('/api/lists', { name: 'Decided elsewhere' });
+      await apiPost(`/api/lists/${later.id}/leads`, { leads: [{ email: `late@${MAIL.catchAll}` }] });
+      const started = await apiPost('/api/verification/jobs', {
+        listId: later.id,
+        verificationMethod: 'smtp_api_fallback',
+      });
+      const stageOf = async () =>
+        (
+          (await (await context.request.get(`${app!.url}/api/verification/jobs/${started.id}`)).json()) as {
+            verificationStage: string;
+          }
+        ).verificationStage;
+      await expect.poll(stageOf, { timeout: 120_000, interval: 250 }).toBe('awaiting_decision');
+      const stale = await context.newPage();
+      try {
+        await stale.route('**/events', (route) => route.abort());
+        await stale.goto(`${app!.url}/#/verification/${started.id}`);
+        const choices = stale.getByTestId('decision');
+        await choices.waitFor();
+        await apiPost(`/api/verification/jobs/${started.id}/decision`, { decision: 'accept_current' });
+        await choices.getByRole('button', { name: /Verify all 1 gaps/ }).click();
+        expect(await alert(stale).textContent()).toMatch(/completed/);
+      } finally {
+        await stale.close();
+      }
     },
   );
 
