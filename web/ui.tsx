@@ -5,6 +5,8 @@ import { ApiFailure, type Page } from './api.ts';
 export const money = (dollars: number) => `$${dollars.toFixed(dollars < 1 && dollars !== 0 ? 4 : 2)}`;
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 export const words = (token: string) => token.replaceAll('_', ' ');
+// "1 row", "3 rows": the screens count things in sentences.
+export const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 export const percent = (value: number) => `${value.toFixed(2)} %`;
 
 export function messageOf(error: unknown): string {

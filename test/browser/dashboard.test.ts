@@ -217,7 +217,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByRole('button', { name: 'Import leads.csv' }).click();
       const report = page.getByTestId('import-report');
       await report.waitFor();
-      expect(await report.textContent()).toContain('Imported 3 leads; 1 rows refused.');
+      expect(await report.textContent()).toContain('Imported 3 leads; 1 row refused.');
       expect(await report.textContent()).toMatch(/Row 5: networkUrl: must be a profile URL/);
       await page.getByRole('heading', { name: /3 leads/ }).waitFor();
       expect(await page.locator('table.leads tbody tr').count()).toBe(3);

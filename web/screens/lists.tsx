@@ -6,6 +6,7 @@ import { LEAD_CSV_ALIASES } from '../../src/domain/lead-csv.ts';
 import type { Lead, LeadList } from '../types.ts';
 import {
   ConfirmButton,
+  counted,
   Empty,
   ErrorNote,
   Loading,
@@ -399,7 +400,7 @@ function Import({ listId, onImported }: { listId: string; onImported: () => void
       {result && (
         <div data-testid="import-report">
           <Notice>
-            Imported {result.created} leads; {result.skipped} rows refused.
+            Imported {counted(result.created, 'lead')}; {counted(result.skipped, 'row')} refused.
           </Notice>
           {result.errors.length > 0 && (
             <ul class="refused">
