@@ -57,6 +57,9 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   // An outage answers every request alike: one line each, without a stack that says nothing new.
   else if (apiError.code === 'unavailable') log.warn('request failed: dependency unavailable', context);
   if (apiError.code === 'unavailable' && !apiError.headers['Retry-After']) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
+  // A refused body is left unread, so the connection cannot carry another request (the server would drop it
+  // after a short drain): a keep-alive client is told to open a new one instead of sending into a closing socket.
+  if (apiError.code === 'payload_too_large') c.header('Connection', 'close');
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
   return c.json(errorBody(apiError), statusOf(apiError));
 }
