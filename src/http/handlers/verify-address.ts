@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import type { singleVerifyWorkflow } from '../../../workflows/verify-single.ts';
-import { type CheckRecord, recentResult } from '../../db/repos/verify-cache.ts';
+import { type CheckRecord, NO_SMTP, recentResult } from '../../db/repos/verify-cache.ts';
 import { domainOf, isValidEmailSyntax, normalizeEmail } from '../../domain/email.ts';
 import { jobSearchAttributes } from '../../temporal/shared.ts';
 import type { AppEnv } from '../env.ts';
@@ -21,7 +21,7 @@ export async function verifyAddress(c: Context<AppEnv>, input: { email: string; 
   const email = normalizeEmail(input.email).toLowerCase();
   const now = () => new Date();
   if (!isValidEmailSyntax(email)) {
-    const check: CheckRecord = { email, domain: domainOf(email), result: 'Invalid', reason: 'invalid address syntax', mxHost: null, isCatchAll: null, checkedAt: now() };
+    const check: CheckRecord = { email, domain: domainOf(email), result: 'Invalid', reason: 'invalid address syntax', mxHost: null, isCatchAll: null, ...NO_SMTP, checkedAt: now() };
     return toVerifyDto(check, false);
   }
   const recent = await recentResult(requestEm(c), orgId, email, c.var.deps.config.VERIFY_RESULT_CACHE_TTL);
@@ -55,6 +55,7 @@ export async function verifyAddress(c: Context<AppEnv>, input: { email: string; 
     reason: `no answer within ${input.timeoutMs} ms`,
     mxHost: null,
     isCatchAll: null,
+    ...NO_SMTP,
     checkedAt: now(),
   };
   return toVerifyDto(unknown, false);
