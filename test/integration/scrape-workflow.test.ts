@@ -65,18 +65,14 @@ describe('scrape workflow: pause and resume', () => {
       expect(paused.body.items).toBeUndefined();
       pauses++;
 
-      // The searches already under way finish; then nothing moves until resume.
-      let last = -1;
+      // The searches already under way finish (none in flight, every one searched is a completed item); then
+      // nothing moves until resume. Waited for as such: two equal reads 400 ms apart were taken for settled while a
+      // slow search on a loaded machine was still in flight.
       const settled = await waitFor(
-        async () => {
-          const now = { ...(await counters(job.id)), searches: searchesOf(queries) };
-          const stable = now.searches === last;
-          last = now.searches;
-          return { ...now, stable };
-        },
-        (v) => v.stable,
-        10_000,
-        400,
+        async () => ({ ...(await counters(job.id)), searches: searchesOf(queries), inFlight: servers.serper.inFlight }),
+        (v) => v.inFlight === 0 && v.completed === v.searches,
+        60_000,
+        100,
       );
       await sleep(300 + Math.floor(Math.random() * 400));
       const still = await counters(job.id);

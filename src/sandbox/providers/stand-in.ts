@@ -38,6 +38,8 @@ export interface StandIn {
   readonly requests: RecordedRequest[];
   /** Most requests seen in flight at once. */
   readonly maxInFlight: number;
+  /** Requests received and not answered yet. */
+  readonly inFlight: number;
   setMode(mode: StandInMode, times?: number): void;
   /** Back to normal mode, with the request log and in-flight statistics cleared. */
   reset(): void;
@@ -114,6 +116,9 @@ export async function startStandIn(route: Route): Promise<StandIn> {
     requests,
     get maxInFlight() {
       return maxInFlight;
+    },
+    get inFlight() {
+      return inFlight;
     },
     setMode(next, times = Number.POSITIVE_INFINITY) {
       mode = next;
