@@ -7,7 +7,7 @@ import { type Harness, startHarness } from '../support/harness.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
 
 let servers: ProviderServers;
 let h: Harness;
@@ -65,15 +65,10 @@ describe('scrape workflow: pause and resume', () => {
       expect(paused.body.items).toBeUndefined();
       pauses++;
 
-      // The searches already under way finish (none in flight, every one searched is a completed item); then
-      // nothing moves until resume. Waited for as such: two equal reads 400 ms apart were taken for settled while a
-      // slow search on a loaded machine was still in flight.
-      const settled = await waitFor(
-        async () => ({ ...(await counters(job.id)), searches: searchesOf(queries), inFlight: servers.serper.inFlight }),
-        (v) => v.inFlight === 0 && v.completed === v.searches,
-        60_000,
-        100,
-      );
+      // The searches already under way finish; then nothing moves until resume.
+      await waitForPausedAtRest(h, servers.serper, job.id);
+      const settled = { ...(await counters(job.id)), searches: searchesOf(queries) };
+      expect(settled.completed).toBe(settled.searches);
       await sleep(300 + Math.floor(Math.random() * 400));
       const still = await counters(job.id);
       expect(still.completed).toBe(settled.completed);
