@@ -18,6 +18,7 @@ import { issueApiKey } from '../src/auth/api-keys.ts';
 import { loadConfig } from '../src/config.ts';
 import { Organization } from '../src/db/entities/index.ts';
 import { initOrm } from '../src/db/orm.ts';
+import { databaseLimits } from '../src/db/pg-options.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import { pageLeadRows, pageListRows } from '../src/db/repos/pages.ts';
@@ -113,7 +114,7 @@ try {
     RATE_LIMIT_PER_MINUTE: '1000000000',
     RATE_LIMIT_BATCH: '1000',
   });
-  const orm = await initOrm(db.url, { pool: { max: config.DATABASE_POOL_MAX } });
+  const orm = await initOrm(db.url, { pool: { max: config.DATABASE_POOL_MAX } }, databaseLimits(config));
 
   const em = orm.em.fork();
   const org = em.create(Organization, { name: 'Bench' });

@@ -67,6 +67,12 @@ const schema = z
     WORKER_METRICS_ADDRESS: z.string().default('127.0.0.1:9464'),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     DATABASE_POOL_MAX: int(10, 1),
+    // Every PostgreSQL connection: connecting (and waiting for a pooled one), one statement (0ms: none), and the
+    // idle time before TCP keepalive probes it. A database that accepts TCP but never answers then costs a request
+    // at most these, as a 503.
+    DATABASE_CONNECT_TIMEOUT: duration('5s').pipe(z.number().min(1)),
+    DATABASE_QUERY_TIMEOUT: duration('15s'),
+    DATABASE_KEEPALIVE: duration('10s'),
     TEMPORAL_ADDRESS: optionalString,
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('lead-enrichment'),

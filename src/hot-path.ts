@@ -8,6 +8,7 @@ import { type ApiKeyVerifier, createApiKeyVerifier } from './auth/api-key-cache.
 import { lookupApiKey, recordApiKeyUse } from './auth/api-keys.ts';
 import type { Config } from './config.ts';
 import { listen } from './db/listener.ts';
+import { databaseLimits, dropOnReadTimeout, pgOptions } from './db/pg-options.ts';
 import { log } from './log.ts';
 import { reserveTokens } from './db/repos/rate-limits.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.ts';
@@ -27,7 +28,9 @@ export interface HotPath {
 export function startHotPath(config: Config): HotPath & { ready: Promise<void>; close(): Promise<void> } {
   // A pool of its own rather than the ORM's: creating it connects nothing, so a process started while
   // PostgreSQL is down still comes up and answers 503 until it is back.
-  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+  const limits = databaseLimits(config);
+  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, ...pgOptions(limits) });
+  pool.on('connect', dropOnReadTimeout);
   pool.on('error', (err) => log.warn('idle hot-path connection failed', { error: err.message }));
   const keys = createApiKeyVerifier({
     lookup: (keyHash) => lookupApiKey(pool, keyHash),
@@ -35,7 +38,7 @@ export function startHotPath(config: Config): HotPath & { ready: Promise<void>; 
     ttlMs: config.API_KEY_CACHE_TTL,
     negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL,
   });
-  const listener = listen(config.DATABASE_URL!, API_KEY_CHANNEL, {
+  const listener = listen(config.DATABASE_URL!, limits, API_KEY_CHANNEL, {
     notify: (keyHash) => keys.forget(keyHash),
     connected: () => keys.setLive(true),
     disconnected: () => keys.setLive(false),

@@ -2,6 +2,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
+import { databaseLimits } from './db/pg-options.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/server.ts';
 import { startHotPath } from './hot-path.ts';
@@ -16,7 +17,7 @@ async function main() {
   const config = loadConfig();
   setLogLevel(config.LOG_LEVEL);
   if (!config.DATABASE_URL) throw new ConfigError('Invalid configuration:\n  DATABASE_URL: is required (or use `npm run dev`)');
-  const orm = await initOrm(config.DATABASE_URL, { pool: { max: config.DATABASE_POOL_MAX } });
+  const orm = await initOrm(config.DATABASE_URL, { pool: { max: config.DATABASE_POOL_MAX } }, databaseLimits(config));
   const stops: Array<() => Promise<void>> = [];
   const tracing = startTracing(config);
   const plugins = tracing ? [tracing.plugin] : [];

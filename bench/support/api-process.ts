@@ -6,6 +6,7 @@
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../../src/config.ts';
 import { initOrm } from '../../src/db/orm.ts';
+import { databaseLimits } from '../../src/db/pg-options.ts';
 import { createApp } from '../../src/http/app.ts';
 import { startHotPath } from '../../src/hot-path.ts';
 import { setLogLevel } from '../../src/log.ts';
@@ -13,7 +14,7 @@ import { createTemporalClient } from '../../src/temporal/client.ts';
 
 const config = loadConfig();
 setLogLevel('error');
-const orm = await initOrm(config.DATABASE_URL!, { pool: { max: config.DATABASE_POOL_MAX } });
+const orm = await initOrm(config.DATABASE_URL!, { pool: { max: config.DATABASE_POOL_MAX } }, databaseLimits(config));
 const temporal = createTemporalClient(config);
 const hotPath = startHotPath(config);
 const app = createApp({ config, orm, temporal, ...hotPath });

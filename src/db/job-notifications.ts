@@ -5,16 +5,19 @@
  */
 import pg from 'pg';
 import { log } from '../log.ts';
+import { type DatabaseLimits, pgOptions } from './pg-options.ts';
 
 type Listener = () => void;
 
 class JobNotifications {
   readonly #url: string;
+  readonly #limits: DatabaseLimits;
   readonly #listeners = new Map<string, Set<Listener>>();
   #client: Promise<pg.Client> | null = null;
 
-  constructor(url: string) {
+  constructor(url: string, limits: DatabaseLimits) {
     this.#url = url;
+    this.#limits = limits;
   }
 
   /** Calls `listener` after each committed change to the job named `key` (`verification:<id>`); returns the unsubscribe. */
@@ -44,7 +47,7 @@ class JobNotifications {
 
   #connect(): Promise<pg.Client> {
     this.#client ??= (async () => {
-      const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: 5_000 });
+      const client = new pg.Client({ connectionString: this.#url, ...pgOptions(this.#limits) });
       client.on('notification', (message) => {
         for (const listener of this.#listeners.get(message.payload ?? '') ?? []) listener();
       });
@@ -67,8 +70,8 @@ class JobNotifications {
 
 const byUrl = new Map<string, JobNotifications>();
 
-export function jobNotifications(databaseUrl: string): JobNotifications {
+export function jobNotifications(databaseUrl: string, limits: DatabaseLimits): JobNotifications {
   let hub = byUrl.get(databaseUrl);
-  if (!hub) byUrl.set(databaseUrl, (hub = new JobNotifications(databaseUrl)));
+  if (!hub) byUrl.set(databaseUrl, (hub = new JobNotifications(databaseUrl, limits)));
   return hub;
 }

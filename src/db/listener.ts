@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { log } from '../log.ts';
+import { type DatabaseLimits, pgOptions } from './pg-options.ts';
 
 export interface ListenerEvents {
   /** A notification on the channel, with its payload. */
@@ -22,7 +23,7 @@ const MAX_BACKOFF_MS = 5_000;
  * LISTEN on one channel over a dedicated connection (a pooled one would be handed to other queries), and
  * keep listening: a lost connection is retried with backoff until `close`.
  */
-export function listen(databaseUrl: string, channel: string, events: ListenerEvents): Listener {
+export function listen(databaseUrl: string, limits: DatabaseLimits, channel: string, events: ListenerEvents): Listener {
   let client: pg.Client | null = null;
   let closed = false;
   let backoff = 100;
@@ -45,7 +46,7 @@ export function listen(databaseUrl: string, channel: string, events: ListenerEve
 
   async function connect() {
     retry = null;
-    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, application_name: `listen:${channel}:${process.pid}` });
+    const next = new pg.Client({ connectionString: databaseUrl, ...pgOptions(limits), application_name: `listen:${channel}:${process.pid}` });
     client = next;
     next.on('error', lost);
     next.on('end', () => lost());

@@ -2,10 +2,14 @@ import path from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
+import { type DatabaseLimits, dropOnReadTimeout, pgOptions } from './pg-options.ts';
 
 export const MIGRATIONS_PATH = path.join(import.meta.dirname, 'migrations');
 
-export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+/** For the scripts (migrations, admin) that have no configured limits: connect in bounded time, no statement limit. */
+const SCRIPT_LIMITS: DatabaseLimits = { connectTimeoutMs: 5_000, queryTimeoutMs: 0, keepAliveMs: 10_000 };
+
+export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}, limits: DatabaseLimits = SCRIPT_LIMITS): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -14,8 +18,8 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {})
     allowGlobalContext: false,
     forceUtcTimezone: true,
     pool: { max: overrides.pool?.max ?? 10 },
-    // A database that accepts no connections must fail the request in seconds (503), not hold it.
-    driverOptions: { connectionTimeoutMillis: 5_000 },
+    // A database that accepts no connections, or never answers, must fail the request in bounded time (503), not hold it.
+    driverOptions: { ...pgOptions(limits), onPoolCreated: (pool: { on(event: 'connect', listener: typeof dropOnReadTimeout): void }) => pool.on('connect', dropOnReadTimeout) },
     migrations: {
       path: MIGRATIONS_PATH,
       pathTs: MIGRATIONS_PATH,
@@ -32,8 +36,8 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {})
 
 export type Orm = MikroORM;
 
-export function initOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(databaseUrl, overrides));
+export function initOrm(databaseUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, overrides, limits));
 }
 
 /** Applies pending migrations; returns the names applied. */

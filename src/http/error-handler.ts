@@ -11,10 +11,11 @@ import { errorBody, statusOf } from './errors.ts';
 // (insufficient resources: too many connections, out of memory or disk), 57P01-57P03 (shutting down, starting
 // up), 55000 at connect (a database not accepting connections), 3D000 (the database is gone), 28xxx
 // (credentials refused). None is the request's fault; each passes once the database is back.
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '55000', '3D000']);
+// 57014 is a statement cancelled by its timeout (DATABASE_QUERY_TIMEOUT): the server is too slow, not the request wrong.
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '55000', '3D000', '57014']);
 const UNREACHABLE_CLASSES = ['08', '53', '57P', '28'];
-// pg's own words for a connection that never came or went away mid-query.
-const UNREACHABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|not queryable|Client was closed/i;
+// pg's own words for a connection that never came, a query never answered (a silent server), or one gone mid-query.
+const UNREACHABLE_MESSAGES = /timeout exceeded when trying to connect|Query read timeout|Connection terminated|not queryable|Client was closed/i;
 // Text PostgreSQL cannot store (NUL, invalid byte sequences) or a value out of a column's range is the input's fault.
 const BAD_INPUT_CODES = new Set(['22021', '22P05', '22001', '22003', '22008', '22007', '22P02']);
 
@@ -57,6 +58,9 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   // An outage answers every request alike: one line each, without a stack that says nothing new.
   else if (apiError.code === 'unavailable') log.warn('request failed: dependency unavailable', context);
   if (apiError.code === 'unavailable' && !apiError.headers['Retry-After']) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
+  // A refused body is left unread, so the connection cannot carry another request (the server would drop it
+  // after a short drain): a keep-alive client is told to open a new one instead of sending into a closing socket.
+  if (apiError.code === 'payload_too_large') c.header('Connection', 'close');
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
   return c.json(errorBody(apiError), statusOf(apiError));
 }

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { databaseLimits } from '../db/pg-options.ts';
 import { jobNotifications } from '../db/job-notifications.ts';
 import type { AppEnv } from './env.ts';
 
@@ -20,13 +21,14 @@ const FALLBACK_READ_MS = 5_000;
 /** `read` answers the job as its GET route shows it (and throws 404 for another organization's job). */
 export async function streamJob(c: Context<AppEnv>, key: string, read: () => Promise<JobView>) {
   const first = await read();
-  const { DATABASE_URL } = c.var.deps.config;
+  const { config } = c.var.deps;
+  const { DATABASE_URL } = config;
   return streamSSE(c, async (stream) => {
     let wake: () => void = () => undefined;
     // Read once after subscribing: a change committed between the first read and LISTEN is not lost.
     let dirty = true;
     const unsubscribe = DATABASE_URL
-      ? await jobNotifications(DATABASE_URL).subscribe(key, () => {
+      ? await jobNotifications(DATABASE_URL, databaseLimits(config)).subscribe(key, () => {
           dirty = true;
           wake();
         })

@@ -6,6 +6,7 @@ import { errorResponses } from './errors.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requireSession } from './middleware/session.ts';
+import { utf8Json } from './middleware/utf8-json.ts';
 
 /** One sub-app per resource; every one turns zod failures into the contract's 400 the same way. */
 export function createRouter() {
@@ -54,19 +55,26 @@ const ReplayedHeader = {
   },
 } as const;
 
-/** The idempotency check runs after authentication: keys belong to the caller's organization. */
-function withIdempotency<R extends Plain>(route: R, idempotent: boolean | undefined, auth: MiddlewareHandler<AppEnv>) {
-  if (!idempotent) return { route, middleware: [auth] };
+/** A route taking a JSON body checks its encoding before anything reads it (the idempotency hash, the validator). */
+function takesJson(route: Plain) {
+  const content = (route.request?.body as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  return Object.keys(content).some((type) => /json/i.test(type));
+}
+
+/** The body checks run after authentication (as the validator does), and the idempotency check too: keys belong to the caller's organization. */
+function withMiddleware<R extends Plain>(route: R, idempotent: boolean | undefined, auth: MiddlewareHandler<AppEnv>[]) {
+  const middleware = takesJson(route) ? [...auth, utf8Json] : auth;
+  if (!idempotent) return { route, middleware };
   // Every stored answer (below 500) may come back as a replay, so each documented response may carry the header.
   const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, { ...response, headers: ReplayedHeader }]));
-  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders }, responses }, middleware: [auth, idempotency] };
+  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders }, responses }, middleware: [...middleware, idempotency] };
 }
 type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 
 /** A route for the dashboard: session cookie, CSRF-checked, with its error responses documented. */
 export function sessionRoute<const R extends Plain>(config: R & Extra) {
   const { errors = [], idempotent, ...plain } = config;
-  const { route, middleware } = withIdempotency(plain, idempotent, requireSession);
+  const { route, middleware } = withMiddleware(plain, idempotent, [requireSession]);
   return createRoute({
     ...(route as R),
     security: [{ session: [] }] as Array<Record<string, string[]>>,
@@ -82,7 +90,7 @@ export function sessionRoute<const R extends Plain>(config: R & Extra) {
 export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) {
   const { errors = [], idempotent, ...plain } = config;
   const accepted: readonly Scope[] = typeof scopes === 'string' ? [scopes] : scopes;
-  const { route, middleware } = withIdempotency(plain, idempotent, requireApiKey(accepted));
+  const { route, middleware } = withMiddleware(plain, idempotent, [requireApiKey(accepted)]);
   const needs = `Requires an API key with the ${accepted.map((s) => `\`${s}\``).join(' or ')} scope.`;
   return createRoute({
     ...(route as R),
@@ -101,7 +109,7 @@ export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R
   const { errors = [], idempotent, ...plain } = config;
   const byKey = requireApiKey([scope]);
   const either: MiddlewareHandler<AppEnv> = (c, next) => (c.req.header('x-api-key') === undefined ? requireSession(c, next) : byKey(c, next));
-  const { route, middleware } = withIdempotency(plain, idempotent, either);
+  const { route, middleware } = withMiddleware(plain, idempotent, [either]);
   return createRoute({
     ...(route as R),
     security: [{ session: [] }, { apiKey: [scope] }] as Array<Record<string, string[]>>,
@@ -112,8 +120,9 @@ export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R
 
 /** A route without authentication (signup, login, health). */
 export function publicRoute<const R extends Plain>(config: R & Extra) {
-  const { errors = [], ...route } = config;
-  return createRoute({ ...(route as R), responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
+  const { errors = [], ...plain } = config;
+  const { route, middleware } = withMiddleware(plain, false, []);
+  return createRoute({ ...(route as R), middleware, responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
 }
 
 /**

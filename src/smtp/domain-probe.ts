@@ -32,6 +32,9 @@ export interface CatchAllVerdict {
   /** Reply to the random address, or why it has none. */
   reason: string;
   host: string | null;
+  /** That reply and the attempt that got it, when the random address was answered: the evidence of the verdict. */
+  reply?: SmtpReply;
+  attempt?: AttemptTranscript;
 }
 
 export interface DomainProbeResult {
@@ -211,6 +214,8 @@ export class DomainProbe {
       value: klass === 'accepted' ? true : klass === 'mailbox-unknown' ? false : null,
       reason: formatReply(reply),
       host,
+      reply,
+      ...(answer.attempt ? { attempt: answer.attempt } : {}),
     });
   }
 

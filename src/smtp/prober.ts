@@ -121,6 +121,21 @@ function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxPro
   }
 }
 
+/**
+ * A catch-all verdict is decided by an accepting RCPT: the address's own 250 when it was answered, else the random
+ * address's, whose attempt then counts among the address's (it was made to judge this address too).
+ */
+function catchAllEvidence(verdict: CatchAllVerdict, finding: AddressFinding | undefined): Evidence {
+  const own = finding ? evidenceOf(finding) : NO_EVIDENCE;
+  if (finding?.kind === 'reply' || !verdict.reply) return own;
+  return {
+    smtpCode: verdict.reply.code,
+    enhancedCode: verdict.reply.enhanced,
+    attempts: own.attempts + 1,
+    transcript: verdict.attempt ? [...own.transcript, verdict.attempt] : own.transcript,
+  };
+}
+
 function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxProvider, finding: AddressFinding | undefined): ProbeOutcome {
   return outcome(
     entry,
@@ -129,7 +144,7 @@ function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxPro
     `catch-all: a random address was accepted (${verdict.reason})`,
     verdict.host,
     provider,
-    finding ? evidenceOf(finding) : NO_EVIDENCE,
+    catchAllEvidence(verdict, finding),
   );
 }
 

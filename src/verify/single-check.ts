@@ -3,7 +3,7 @@
  * SmtpProber and therefore the same connection limits as every job.
  */
 import type { Orm } from '../db/orm.ts';
-import { type CheckRecord, type DomainFact, freshDomainFact, saveCheck, saveDomainFact } from '../db/repos/verify-cache.ts';
+import { type CheckRecord, type DomainFact, freshDomainFact, NO_SMTP, saveCheck, saveDomainFact } from '../db/repos/verify-cache.ts';
 import { domainOf, normalizeEmail } from '../domain/email.ts';
 import type { SmtpProber } from '../smtp/prober.ts';
 
@@ -32,9 +32,13 @@ export async function checkSingleAddress(deps: SingleCheckDeps, input: SingleChe
 
 /** A domain known to accept everything, or no mail at all, decides every address without SMTP. */
 function fromDomainFact(email: string, fact: DomainFact): CheckRecord | null {
-  const base = { email, domain: fact.domain, mxHost: fact.mxHost, isCatchAll: fact.isCatchAll, checkedAt: new Date() };
+  const base = { email, domain: fact.domain, mxHost: fact.mxHost, isCatchAll: fact.isCatchAll, ...NO_SMTP, checkedAt: new Date() };
   if (fact.mailVerdict) return { ...base, result: 'Invalid', reason: fact.mailVerdict };
-  if (fact.isCatchAll === true) return { ...base, result: 'Catch-All', reason: 'catch-all: the domain accepts any address (known domain)' };
+  // No attempt for this address, but the verdict rests on the reply that proved the domain catch-all.
+  if (fact.isCatchAll === true) {
+    const evidence = { smtpCode: fact.smtpCode, enhancedCode: fact.enhancedCode };
+    return { ...base, ...evidence, result: 'Catch-All', reason: 'catch-all: the domain accepts any address (known domain)' };
+  }
   return null;
 }
 
@@ -54,10 +58,22 @@ async function probe(deps: SingleCheckDeps, email: string, domain: string, timeo
         mxHost: outcome.mxHost,
         isCatchAll: outcome.isCatchAll,
         mailVerdict: noMail ? reason : null,
+        ...(outcome.isCatchAll === true ? { smtpCode: first?.smtpCode ?? null, enhancedCode: first?.enhancedCode ?? null } : { smtpCode: null, enhancedCode: null }),
         checkedAt,
       });
     }
-    return { email, domain: outcome.domain, result, reason, mxHost: first?.mxHost ?? outcome.mxHost, isCatchAll: outcome.isCatchAll, checkedAt };
+    return {
+      email,
+      domain: outcome.domain,
+      result,
+      reason,
+      mxHost: first?.mxHost ?? outcome.mxHost,
+      isCatchAll: outcome.isCatchAll,
+      smtpCode: first?.smtpCode ?? null,
+      enhancedCode: first?.enhancedCode ?? null,
+      attempts: first?.attempts ?? 0,
+      checkedAt,
+    };
   } catch (error) {
     if (!signal.aborted) throw error;
     return {
@@ -67,6 +83,7 @@ async function probe(deps: SingleCheckDeps, email: string, domain: string, timeo
       reason: `not final within ${timeoutMs} ms (greylisting or a slow mail host)`,
       mxHost: null,
       isCatchAll: null,
+      ...NO_SMTP,
       checkedAt: new Date(),
     };
   }

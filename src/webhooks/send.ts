@@ -1,11 +1,13 @@
 /**
  * One delivery attempt (CONTRACT §9.3): the URL is checked again (what it resolves to may have changed since the
- * endpoint was registered), the body signed per Standard Webhooks, and any 2xx within the timeout is success.
+ * endpoint was registered) by the connection's own lookup, the body signed per Standard Webhooks, and any 2xx
+ * within the timeout is success.
  */
 import { Webhook } from 'standardwebhooks';
+import { Agent, fetch } from 'undici';
 import type { Config } from '../config.ts';
 import type { RetrySchedule } from '../domain/webhook-retry.ts';
-import { assertDeliverableUrl, WebhookUrlError } from './address-guard.ts';
+import { checkedLookup, parseDeliverableUrl, type Resolve, WebhookUrlError } from './address-guard.ts';
 
 export interface SignedMessage {
   url: string;
@@ -27,19 +29,34 @@ export function retrySchedule(config: Pick<Config, 'WEBHOOK_RETRY_FIRST' | 'WEBH
   return { firstMs: config.WEBHOOK_RETRY_FIRST, maxMs: config.WEBHOOK_RETRY_MAX, forMs: config.WEBHOOK_RETRY_FOR };
 }
 
-export async function sendWebhook(message: SignedMessage, options: SendOptions): Promise<AttemptOutcome> {
+const refused = (error: WebhookUrlError): AttemptOutcome => ({ ok: false, statusCode: null, error: `refused before sending: ${error.message}` });
+
+/** `resolve`: the system resolver unless given. */
+export async function sendWebhook(message: SignedMessage, options: SendOptions, resolve?: Resolve): Promise<AttemptOutcome> {
+  const guard = { allowInsecure: options.WEBHOOK_ALLOW_INSECURE, allowPrivate: options.WEBHOOK_ALLOW_PRIVATE, ...(resolve ? { resolve } : {}) };
   let url: URL;
   try {
-    url = await assertDeliverableUrl(message.url, { allowInsecure: options.WEBHOOK_ALLOW_INSECURE, allowPrivate: options.WEBHOOK_ALLOW_PRIVATE });
+    url = parseDeliverableUrl(message.url, guard);
   } catch (error) {
-    if (error instanceof WebhookUrlError) return { ok: false, statusCode: null, error: `refused before sending: ${error.message}` };
+    if (error instanceof WebhookUrlError) return refused(error);
     throw error;
   }
   const sentAt = new Date();
   const signature = new Webhook(message.secret).sign(message.eventId, sentAt, message.body);
-  let response: Response;
+  // A connection of this attempt's own, opened to the address its lookup checked; never one kept from an earlier attempt.
+  const dispatcher = new Agent({ connect: { lookup: checkedLookup(guard) } });
+  try {
+    return await post(url, message, sentAt, signature, options, dispatcher);
+  } finally {
+    await dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+async function post(url: URL, message: SignedMessage, sentAt: Date, signature: string, options: SendOptions, dispatcher: Agent): Promise<AttemptOutcome> {
+  let response: Awaited<ReturnType<typeof fetch>>;
   try {
     response = await fetch(url, {
+      dispatcher,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -57,8 +74,9 @@ export async function sendWebhook(message: SignedMessage, options: SendOptions):
     if (error instanceof DOMException && error.name === 'TimeoutError') {
       return { ok: false, statusCode: null, error: `no answer within ${options.WEBHOOK_TIMEOUT} ms` };
     }
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    return { ok: false, statusCode: null, error: `could not connect: ${cause}` };
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : null;
+    if (cause instanceof WebhookUrlError) return refused(cause);
+    return { ok: false, statusCode: null, error: `could not connect: ${cause?.message ?? String(error)}` };
   }
   // Only the status matters; the receiver's body is not read.
   await response.body?.cancel().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Agent, type AgentResponse, expectError } from '../support/agent.ts';
+import { Agent, type AgentResponse, expectError } from '../support/agent.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { scrapeForm } from '../support/scrape.ts';
 
@@ -90,5 +90,31 @@ describe('text PostgreSQL cannot store → 400 naming the field', () => {
     }
     // Nothing of a refused request was stored.
     expect((await h.sql(`select count(*)::int as n from lead_list where name in ('ok', 'a') or name like 'a%b'`))[0].n).toBe(0);
+  });
+});
+
+describe('a JSON body that is not UTF-8 → 400 invalid_encoding, on every JSON route', () => {
+  it('refuses the body whole instead of storing U+FFFD, for session, key, public and idempotent routes', async () => {
+    const leadsBefore = await leadCount();
+    const key = (await agent.post('/api/api-keys', { name: 'writer', scopes: ['lists:write', 'leads:write'] })).body.key as string;
+    // "Jürgen" in Latin-1: the 0xfc byte alone is no UTF-8 sequence.
+    const latin1 = (text: string) => Buffer.from(text, 'latin1');
+    const json = { 'content-type': 'application/json' };
+    const cases: Array<Promise<AgentResponse>> = [
+      agent.post('/api/lists', latin1('{"name":"Jürgen"}'), json),
+      agent.patch(`/api/lists/${listId}`, latin1('{"name":"Jürgen"}'), json),
+      agent.post(`/api/lists/${listId}/leads`, latin1('{"leads":[{"email":"j@x.test","firstName":"Jürgen"}]}'), json),
+      agent.post(`/api/lists/${listId}/leads`, latin1('{"leads":[{"email":"j@x.test","firstName":"Jürgen"}]}'), { ...json, 'idempotency-key': 'latin-1' }),
+      agent.post('/api/external/lists', latin1('{"name":"Jürgen"}'), { ...json, 'x-api-key': key }),
+      new Agent(h.app).post('/api/auth/signup', latin1('{"email":"jürgen@x.test","password":"a long password","organizationName":"J"}'), json),
+    ];
+    for (const pending of cases) {
+      const err = expectError(await pending, 400, 'validation_error');
+      expect(err.details).toEqual([expect.objectContaining({ path: 'json', reason: 'invalid_encoding' })]);
+    }
+    expect((await h.sql(`select count(*)::int as n from lead_list where name like 'J%rgen'`))[0].n).toBe(0);
+    expect(await leadCount()).toBe(leadsBefore);
+    // The same text as UTF-8 is fine.
+    expect((await agent.post('/api/lists', Buffer.from('{"name":"Jürgen"}'), json)).status).toBe(201);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Agent, type AgentResponse, expectError } from '../support/agent.ts';
+import { createKey } from '../support/auth-cases.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { scrapeForm } from '../support/scrape.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
@@ -32,9 +33,9 @@ afterAll(async () => {
 });
 
 /** Generous: a hang shows as this failure rather than as a test timeout. */
-async function promptly(pending: Promise<AgentResponse>): Promise<AgentResponse> {
+async function promptly(pending: Promise<AgentResponse>, withinMs = 10_000): Promise<AgentResponse> {
   let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000)));
+  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${withinMs} ms`)), withinMs)));
   try {
     return await Promise.race([pending, hung]);
   } finally {
@@ -118,6 +119,50 @@ describe('PostgreSQL down', () => {
     } finally {
       await refusing.stop();
       await h.sql(`drop database ${name}`);
+    }
+  });
+});
+
+describe('PostgreSQL silent (accepts connections, never answers)', () => {
+  it('ends every request within a bounded time with 503 while the pools are warm, and recovers by itself', async () => {
+    const silentProxy = new TcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
+    await silentProxy.up();
+    const proxied = new URL(database);
+    proxied.host = silentProxy.address;
+    // Short limits so the test is quick; the bound is what matters: connect + one query's limit per step.
+    const silent = await startHarness({ env: { DATABASE_URL: proxied.toString(), DATABASE_CONNECT_TIMEOUT: '2s', DATABASE_QUERY_TIMEOUT: '2s' } });
+    try {
+      const { agent: session } = await silent.signup();
+      const { key } = await createKey(session, ['lists:read']);
+      const byKey = () => new Agent(silent.app).get('/api/external/lists', { 'x-api-key': key });
+      // Warm: every pool holds open connections through the proxy.
+      for (let i = 0; i < 3; i += 1) {
+        expect((await byKey()).status).toBe(200);
+        expect((await session.get('/api/lists')).status).toBe(200);
+      }
+
+      silentProxy.freeze();
+      const started = Date.now();
+      const answers = await Promise.all([
+        ...Array.from({ length: 8 }, () => promptly(byKey(), 30_000)),
+        ...Array.from({ length: 4 }, () => promptly(session.get('/api/lists'), 30_000)),
+      ]);
+      const slowestMs = Date.now() - started;
+      for (const res of answers) expectUnavailable(res);
+      // Generous for a loaded machine; without limits these hang for good.
+      expect(slowestMs).toBeLessThan(30_000);
+      expect((await new Agent(silent.app).get('/healthz')).status).toBe(200);
+
+      // The stuck connections are dropped, not reused: once the database answers again, so does every route.
+      silentProxy.thaw();
+      expect((await eventually(byKey, 200)).status).toBe(200);
+      expect((await eventually(() => session.get('/api/lists'), 200)).status).toBe(200);
+      const again = await Promise.all(Array.from({ length: 8 }, () => promptly(byKey(), 30_000)));
+      expect(again.map((r) => r.status)).toEqual(Array(8).fill(200));
+    } finally {
+      // Down first: the connections frozen for good end only when their socket closes, which a stuck path never does.
+      await silentProxy.down();
+      await silent.stop();
     }
   });
 });

@@ -35,6 +35,10 @@ describe('POST /api/external/verify', () => {
       mxHost: 'mx1.good.test',
       mxProvider: 'other',
       isCatchAll: false,
+      // The same evidence as a job's result (CONTRACT §10): the RCPT reply that decided, and the attempts made.
+      smtpCode: 250,
+      enhancedCode: null,
+      attempts: 1,
       checkedAt: expect.any(String),
       cached: false,
       retryAfterSeconds: null,
@@ -47,21 +51,24 @@ describe('POST /api/external/verify', () => {
     const first = await verify(knownAddress('good.test', 1));
     const rcpts = rcptsAt('mx1.good.test');
     const second = await verify(knownAddress('good.test', 1).toUpperCase().replace('GOOD.TEST', 'Good.Test'));
-    expect(second.body).toMatchObject({ email: 'user1@good.test', result: 'Valid', cached: true, checkedAt: first.body.checkedAt });
+    expect(second.body).toMatchObject({ email: 'user1@good.test', result: 'Valid', cached: true, checkedAt: first.body.checkedAt, smtpCode: 250, attempts: 1 });
     expect(rcptsAt('mx1.good.test')).toBe(rcpts);
   });
 
   it('answers a mailbox that does not exist Invalid', async () => {
     const res = await verify(unknownAddress('good.test', 0));
-    expect(res.body).toMatchObject({ result: 'Invalid', reason: expect.stringMatching(/^550/), isCatchAll: false, retryAfterSeconds: null });
+    expect(res.body).toMatchObject({ result: 'Invalid', reason: expect.stringMatching(/^550/), isCatchAll: false, retryAfterSeconds: null, smtpCode: 550, enhancedCode: '5.1.1', attempts: 1 });
   });
 
   it('answers a catch-all domain Catch-All, and its next address from the cached domain facts without SMTP', async () => {
     const first = await verify(knownAddress('catchall.test', 0));
-    expect(first.body).toMatchObject({ result: 'Catch-All', isCatchAll: true, mxHost: 'mx.catchall.test', cached: false });
+    // Decided by an accepting RCPT: its 250 is the evidence.
+    expect(first.body).toMatchObject({ result: 'Catch-All', isCatchAll: true, mxHost: 'mx.catchall.test', cached: false, smtpCode: 250, enhancedCode: null });
+    expect(first.body.attempts).toBeGreaterThanOrEqual(1);
     const sessions = vw.world.servers['mx.catchall.test']!.stats.sessions;
     const next = await verify(unknownAddress('catchall.test', 3));
-    expect(next.body).toMatchObject({ result: 'Catch-All', isCatchAll: true, mxHost: 'mx.catchall.test', cached: false });
+    // No attempt of its own: the verdict rests on the reply that proved the domain catch-all.
+    expect(next.body).toMatchObject({ result: 'Catch-All', isCatchAll: true, mxHost: 'mx.catchall.test', cached: false, smtpCode: 250, enhancedCode: null, attempts: 0 });
     expect(vw.world.servers['mx.catchall.test']!.stats.sessions).toBe(sessions);
   });
 
@@ -74,8 +81,9 @@ describe('POST /api/external/verify', () => {
   });
 
   it('answers a domain without mail Invalid from DNS, and a malformed address Invalid without any lookup', async () => {
-    expect((await verify('someone@nomail.test')).body).toMatchObject({ result: 'Invalid', reason: 'no MX or A record', mxHost: null });
-    expect((await verify('not an address')).body).toMatchObject({ result: 'Invalid', reason: 'invalid address syntax', cached: false });
+    const noSmtp = { smtpCode: null, enhancedCode: null, attempts: 0 };
+    expect((await verify('someone@nomail.test')).body).toMatchObject({ result: 'Invalid', reason: 'no MX or A record', mxHost: null, ...noSmtp });
+    expect((await verify('not an address')).body).toMatchObject({ result: 'Invalid', reason: 'invalid address syntax', cached: false, ...noSmtp });
   });
 
   it("reuses a verification job's recent result for the same organization only", async () => {
@@ -84,7 +92,7 @@ describe('POST /api/external/verify', () => {
     const job = await session.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_only' });
     expect(job.status).toBe(201);
     await expect.poll(async () => (await session.get(`/api/verification/jobs/${job.body.id}`)).body.verificationStage, { timeout: 15_000 }).toBe('completed');
-    expect((await verify(email)).body).toMatchObject({ result: 'Valid', cached: true, mxHost: 'mx.plain.test' });
+    expect((await verify(email)).body).toMatchObject({ result: 'Valid', cached: true, mxHost: 'mx.plain.test', smtpCode: 250, enhancedCode: null, attempts: 1 });
 
     const { agent: other } = await vw.h.signup();
     const otherKey = (await createKey(other, ['verification:write'])).key;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, expectError } from '../support/agent.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { keepAliveClient, requestBytes } from '../support/raw-http.ts';
+import { serveApp } from '../support/served-app.ts';
 
 let h: Harness;
 let agent: Agent;
@@ -26,6 +28,29 @@ describe('error shape', () => {
 
   it('body over the limit → 413 payload_too_large', async () => {
     expectError(await agent.post('/api/lists', { name: 'x', description: 'y'.repeat(10_000) }), 413, 'payload_too_large');
+  });
+
+  it('a body over the limit on a keep-alive connection: the 413 says Connection: close, the next request is answered', async () => {
+    const served = await serveApp(h);
+    const client = keepAliveClient(served.url);
+    try {
+      const headers = { cookie: [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: 'http://app.test', 'content-type': 'application/json' };
+      const big = Buffer.from(JSON.stringify({ name: 'x', description: 'y'.repeat(2 * 1024 * 1024) }));
+      const refused = await client.request(requestBytes('POST', '/api/lists', headers, big, 'keep-alive'));
+      expect(refused?.status).toBe(413);
+      // The rest of the body is never read, so the socket cannot carry another request: the refusal says so.
+      expect(refused?.headers.connection).toBe('close');
+      const next = await client.request(requestBytes('POST', '/api/lists', headers, Buffer.from('{"name":"after 413"}'), 'keep-alive'));
+      expect(next?.status).toBe(201);
+      expect(next?.headers.connection).toBe('keep-alive');
+      // A request within the limit keeps its connection.
+      const third = await client.request(requestBytes('GET', '/api/lists', { cookie: headers.cookie }, undefined, 'keep-alive'));
+      expect(third?.status).toBe(200);
+      expect(client.connections).toBe(2);
+    } finally {
+      client.close();
+      await served.close();
+    }
   });
 
   it('bad UUID → 400 validation_error', async () => {

@@ -84,6 +84,8 @@ describe('Idempotency-Key (CONTRACT §9.2)', () => {
     );
     const res = await agent.post(`/api/lists/${listId}/leads`, JSON.parse(body), keyed(key));
     expect(expectError(res, 409, 'conflict').details.reason).toBe('request_in_progress');
+    // A retry while the first runs is told when to come back (CONTRACT §9.2, like every 429).
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('starts one bulk enrichment job for concurrent duplicates: the others are 409 request_in_progress or replays', async () => {
@@ -93,7 +95,10 @@ describe('Idempotency-Key (CONTRACT §9.2)', () => {
     const key = newKey();
     const answers = await Promise.all(Array.from({ length: 4 }, () => agent.post('/api/enrichment/bulk', { listId }, keyed(key))));
     for (const res of answers) {
-      if (res.status === 409) expect(res.body.error.details.reason).toBe('request_in_progress');
+      if (res.status === 409) {
+        expect(res.body.error.details.reason).toBe('request_in_progress');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
       else expect(res.status).toBe(201);
     }
     const fresh = answers.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);

@@ -55,18 +55,17 @@ function value(text: string, name: string, labels: Record<string, string>): numb
 }
 
 describe('GET /metrics', () => {
-  it('counts requests by route and status, jobs by kind and stage, provider calls, credits, SMTP sessions and RCPT replies, and the worker', async () => {
+  it('counts requests by route and status, jobs by kind and stage, provider calls, credits, SMTP sessions and RCPT replies, and the worker', { timeout: 240_000 }, async () => {
     for (let i = 0; i < 3; i++) await fetch(`${service.url}/api/lists`, { headers: { cookie } });
     await fetch(`${service.url}/api/lists/${randomUUID()}`, { headers: { cookie } });
     const { body, contentType } = multipartBody('company\nAcme\n', { name: 'metrics' });
     const upload = await fetch(`${service.url}/api/scrape/jobs`, { method: 'POST', headers: { cookie, origin: 'http://app.test', 'content-type': contentType }, body });
     expect(upload.status).toBe(201);
     const jobId = ((await upload.json()) as { job: { id: string } }).job.id;
-    for (let i = 0; i < 200; i++) {
-      const job = (await (await fetch(`${service.url}/api/scrape/jobs/${jobId}`, { headers: { cookie } })).json()) as { status: string };
-      if (job.status === 'completed') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Waits for what the metrics below count, however long a loaded machine takes (a fixed number of polls ran out).
+    await expect
+      .poll(async () => ((await (await fetch(`${service.url}/api/scrape/jobs/${jobId}`, { headers: { cookie } })).json()) as { status: string }).status, { timeout: 60_000, interval: 100 })
+      .toBe('completed');
 
     const json = { cookie, origin: 'http://app.test', 'content-type': 'application/json' };
     const list = (await (await fetch(`${service.url}/api/lists`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'm' }) })).json()) as { id: string };
@@ -75,18 +74,16 @@ describe('GET /metrics', () => {
     const verification = (await (
       await fetch(`${service.url}/api/verification/jobs`, { method: 'POST', headers: json, body: JSON.stringify({ listId: list.id, verificationMethod: 'smtp_only' }) })
     ).json()) as { id: string };
-    for (let i = 0; i < 300; i++) {
-      const job = (await (await fetch(`${service.url}/api/verification/jobs/${verification.id}`, { headers: { cookie } })).json()) as { verificationStage: string };
-      if (job.verificationStage === 'completed') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await expect
+      .poll(
+        async () => ((await (await fetch(`${service.url}/api/verification/jobs/${verification.id}`, { headers: { cookie } })).json()) as { verificationStage: string }).verificationStage,
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe('completed');
 
-    let text = await metrics();
     // The worker's exporter may publish a moment after its first poll.
-    for (let i = 0; i < 50 && !text.includes('temporal_'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      text = await metrics();
-    }
+    await expect.poll(metrics, { timeout: 60_000, interval: 200 }).toMatch(/^temporal_\w+/m);
+    const text = await metrics();
     expect(value(text, 'http_request_duration_seconds_count', { route: '/api/lists', method: 'GET', status: '200' })).toBeGreaterThanOrEqual(3);
     expect(value(text, 'http_request_duration_seconds_count', { route: '/api/lists/:listId', status: '404' })).toBe(1);
     expect(value(text, 'jobs', { kind: 'scrape', stage: 'completed' })).toBeGreaterThanOrEqual(1);

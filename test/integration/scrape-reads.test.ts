@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, expectError } from '../support/agent.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, personOf, scrapeForm, startScrapeHarness, upload, waitFor, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, personOf, scrapeForm, startScrapeHarness, upload, waitFor, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
 
 let servers: ProviderServers;
 let h: Harness;
@@ -36,17 +36,7 @@ describe('GET /api/scrape/jobs', () => {
     const paused = await upload(own, scrapeForm(companyRows(30, 2, servers.serper, 'lp').csv, { fields: { name: 'paused' } }));
     expect((await own.post(`/api/scrape/jobs/${paused.id}/pause`)).status).toBe(200);
     // Searches under way at the pause finish before the provider turns the key down.
-    let seen = -1;
-    await waitFor(
-      async () => {
-        const stable = servers.serper.requests.length === seen;
-        seen = servers.serper.requests.length;
-        return stable;
-      },
-      (stable) => stable,
-      10_000,
-      700,
-    );
+    await waitForPausedAtRest(h, servers.serper, paused.id);
     servers.serper.setMode({ kind: 'bad-key' });
     const failed = await upload(own, scrapeForm('company\nNope\n', { fields: { name: 'failed' } }));
     await waitForStatus(own, failed.id, ['failed']);

@@ -7,7 +7,7 @@ import { type Harness, startHarness } from '../support/harness.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
 
 let servers: ProviderServers;
 let h: Harness;
@@ -66,18 +66,9 @@ describe('scrape workflow: pause and resume', () => {
       pauses++;
 
       // The searches already under way finish; then nothing moves until resume.
-      let last = -1;
-      const settled = await waitFor(
-        async () => {
-          const now = { ...(await counters(job.id)), searches: searchesOf(queries) };
-          const stable = now.searches === last;
-          last = now.searches;
-          return { ...now, stable };
-        },
-        (v) => v.stable,
-        10_000,
-        400,
-      );
+      await waitForPausedAtRest(h, servers.serper, job.id);
+      const settled = { ...(await counters(job.id)), searches: searchesOf(queries) };
+      expect(settled.completed).toBe(settled.searches);
       await sleep(300 + Math.floor(Math.random() * 400));
       const still = await counters(job.id);
       expect(still.completed).toBe(settled.completed);

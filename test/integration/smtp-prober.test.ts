@@ -110,7 +110,7 @@ describe('SmtpProber in the standard mail world', () => {
     // 12 addresses plus the one random catch-all address.
     expect(mx.stats.rcpts.length - before.rcpts).toBe(13);
     // The session may outlive the last answer by its QUIT.
-    await vi.waitFor(() => expect(mx.stats.activeSessions).toBe(0));
+    await vi.waitFor(() => expect(mx.stats.activeSessions).toBe(0), { timeout: 15_000 });
     const session = mx.stats.log.at(-1);
     expect(session?.tls).toBe(true);
     // The random address has its own transaction, reset before the real ones.

@@ -34,7 +34,7 @@ export class Agent {
     }
     if (!['GET', 'HEAD', 'OPTIONS'].includes(method) && this.origin && !headers.has('origin')) headers.set('origin', this.origin);
     let body: RequestInit['body'];
-    if (init.body instanceof FormData || typeof init.body === 'string') {
+    if (init.body instanceof FormData || typeof init.body === 'string' || init.body instanceof Uint8Array) {
       body = init.body;
     } else if (init.body !== undefined) {
       body = JSON.stringify(init.body);

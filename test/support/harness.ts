@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { type ActivityDeps, createActivityDeps } from '../../activities/deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
+import { databaseLimits } from '../../src/db/pg-options.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type HotPath, startHotPath } from '../../src/hot-path.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
@@ -50,7 +51,7 @@ export async function startHarness(
     SMTP_CANARY_DOMAINS: '',
     ...options.env,
   });
-  const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } });
+  const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } }, databaseLimits(config));
   const temporal = createTemporalClient(config);
   const hotPath = startHotPath(config);
   const app = createApp({ config, orm, temporal, ...hotPath });

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -17,8 +17,8 @@ export function multipartBody(file: string | Buffer, fields: Record<string, stri
 }
 
 /** The bytes of an HTTP/1.1 request, exactly as given (a Content-Length is added for a body). */
-export function requestBytes(method: string, path: string, headers: Record<string, string>, body?: Buffer): Buffer {
-  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+export function requestBytes(method: string, path: string, headers: Record<string, string>, body?: Buffer, connection: 'close' | 'keep-alive' = 'close'): Buffer {
+  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', `Connection: ${connection}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   if (body) lines.push(`Content-Length: ${body.length}`);
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body ?? Buffer.alloc(0)]);
 }
@@ -43,6 +43,51 @@ export function sendRaw(baseUrl: string, bytes: Buffer, abortAfter?: number, abo
       socket.write(bytes.subarray(0, abortAfter), () => setTimeout(() => socket.resetAndDestroy(), abortDelayMs));
     });
   });
+}
+
+/**
+ * One keep-alive connection, used as an HTTP/1.1 client's pool uses it: every request goes out on the same socket
+ * unless the answer before said `Connection: close`, which opens a new one. An answer is read by its
+ * Content-Length; a request whose socket closes before its answer is complete gets null (no answer).
+ */
+export function keepAliveClient(baseUrl: string) {
+  const { hostname, port } = new URL(baseUrl);
+  let socket: Socket | undefined;
+  let mustReconnect = true;
+  return {
+    /** How many sockets the client has opened so far. */
+    connections: 0,
+    request(bytes: Buffer): Promise<RawResponse | null> {
+      if (mustReconnect || !socket || socket.destroyed) {
+        socket?.destroy();
+        socket = connect(Number(port), hostname);
+        this.connections += 1;
+      }
+      const current = socket;
+      return new Promise((resolve) => {
+        let received = Buffer.alloc(0);
+        const done = (answer: RawResponse | null) => {
+          current.off('data', onData);
+          current.off('close', onClose);
+          mustReconnect = answer === null || answer.headers.connection?.toLowerCase() === 'close';
+          resolve(answer);
+        };
+        const onData = (chunk: Buffer) => {
+          received = Buffer.concat([received, chunk]);
+          const split = received.indexOf('\r\n\r\n');
+          if (split === -1) return;
+          const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(received.subarray(0, split).toString('latin1'))?.[1] ?? 0);
+          if (received.length >= split + 4 + length) done(parse(received.subarray(0, split + 4 + length)));
+        };
+        const onClose = () => done(null);
+        current.on('data', onData);
+        current.on('close', onClose);
+        current.on('error', () => current.destroy());
+        current.write(bytes);
+      });
+    },
+    close: () => socket?.destroy(),
+  };
 }
 
 function parse(raw: Buffer): RawResponse {

@@ -53,6 +53,24 @@ export async function jobOf(agent: Agent, jobId: string): Promise<any> {
   return res.body;
 }
 
+/**
+ * A paused job at rest: its workflow runs no search batch and the search provider has no request in flight, so
+ * every search started before the pause is answered and recorded, and nothing moves until resume. Waited for as
+ * such; a count that stayed equal between two reads some hundred milliseconds apart was taken for it while a slow
+ * search, or the batch's next item before it noticed the pause, was still to come on a loaded machine.
+ */
+export const waitForPausedAtRest = (h: Harness, serper: ProviderServers['serper'], jobId: string) =>
+  waitFor(
+    async () => {
+      const { raw } = await h.temporal.workflow.getHandle(`scrape-${jobId}`).describe();
+      const batchRunning = (raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'processScrapeBatch');
+      return !batchRunning && serper.inFlight === 0;
+    },
+    (atRest) => atRest,
+    60_000,
+    100,
+  );
+
 export const waitForStatus = (agent: Agent, jobId: string, statuses: string[], timeoutMs = 120_000) =>
   waitFor(
     async () => (await agent.get(`/api/scrape/jobs/${jobId}?itemsLimit=1`)).body,

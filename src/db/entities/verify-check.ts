@@ -18,6 +18,10 @@ export const VerifyCheck = defineEntity({
     reason: p.text().nullable(),
     mxHost: p.string().length(253).nullable(),
     isCatchAll: p.boolean().nullable(),
+    /** The evidence behind the verdict (CONTRACT §10), as on a job's result. */
+    smtpCode: p.integer().nullable(),
+    enhancedCode: p.string().length(16).nullable(),
+    attempts: p.integer().default(0),
     checkedAt: p.datetime(),
   },
 });

@@ -16,6 +16,9 @@ export const VerifyDomainFact = defineEntity({
     mxHost: p.string().length(253).nullable(),
     isCatchAll: p.boolean().nullable(),
     mailVerdict: p.text().nullable(),
+    /** The accepting reply that proved the domain catch-all: later addresses decided by the fact show it as their evidence. */
+    smtpCode: p.integer().nullable(),
+    enhancedCode: p.string().length(16).nullable(),
     checkedAt: p.datetime(),
   },
 });

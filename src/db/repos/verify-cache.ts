@@ -12,6 +12,9 @@ export interface DomainFact {
   isCatchAll: boolean | null;
   /** Set when DNS alone decided the domain takes no mail (`no MX or A record`, null MX). */
   mailVerdict: string | null;
+  /** The reply that proved the domain catch-all, when it is. */
+  smtpCode: number | null;
+  enhancedCode: string | null;
   checkedAt: Date;
 }
 
@@ -22,37 +25,52 @@ export interface CheckRecord {
   reason: string | null;
   mxHost: string | null;
   isCatchAll: boolean | null;
+  /** The evidence behind the verdict (CONTRACT §10), as a job's result carries it. */
+  smtpCode: number | null;
+  enhancedCode: string | null;
+  attempts: number;
   checkedAt: Date;
 }
+
+/** A verdict given without any SMTP (syntax, a known domain, no answer in time): no reply, no attempt. */
+export const NO_SMTP = { smtpCode: null, enhancedCode: null, attempts: 0 } as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw rows, mapped field by field
 const date = (v: any): Date => (v instanceof Date ? v : new Date(v));
 
 export async function freshDomainFact(em: EntityManager, domain: string, ttlMs: number): Promise<DomainFact | null> {
   const [row] = await em.getConnection().execute(
-    `select domain, mx_host, is_catch_all, mail_verdict, checked_at from verify_domain_fact
+    `select domain, mx_host, is_catch_all, mail_verdict, smtp_code, enhanced_code, checked_at from verify_domain_fact
       where domain = ? and checked_at > now() - make_interval(secs => ?)`,
     [domain, ttlMs / 1000],
   );
   if (!row) return null;
-  return { domain: row.domain, mxHost: row.mx_host, isCatchAll: row.is_catch_all, mailVerdict: row.mail_verdict, checkedAt: date(row.checked_at) };
+  return {
+    domain: row.domain,
+    mxHost: row.mx_host,
+    isCatchAll: row.is_catch_all,
+    mailVerdict: row.mail_verdict,
+    smtpCode: row.smtp_code,
+    enhancedCode: row.enhanced_code,
+    checkedAt: date(row.checked_at),
+  };
 }
 
 /** Last writer wins: any process's newer probe replaces the fact. */
 export async function saveDomainFact(em: EntityManager, fact: DomainFact): Promise<void> {
   await em.getConnection().execute(
-    `insert into verify_domain_fact (id, domain, mx_host, is_catch_all, mail_verdict, checked_at) values (?, ?, ?, ?, ?, ?)
+    `insert into verify_domain_fact (id, domain, mx_host, is_catch_all, mail_verdict, smtp_code, enhanced_code, checked_at) values (?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (domain) do update set mx_host = excluded.mx_host, is_catch_all = excluded.is_catch_all,
-       mail_verdict = excluded.mail_verdict, checked_at = excluded.checked_at`,
-    [newId(), fact.domain, fact.mxHost, fact.isCatchAll, fact.mailVerdict, fact.checkedAt],
+       mail_verdict = excluded.mail_verdict, smtp_code = excluded.smtp_code, enhanced_code = excluded.enhanced_code, checked_at = excluded.checked_at`,
+    [newId(), fact.domain, fact.mxHost, fact.isCatchAll, fact.mailVerdict, fact.smtpCode, fact.enhancedCode, fact.checkedAt],
   );
 }
 
 export async function saveCheck(em: EntityManager, organizationId: string, check: CheckRecord): Promise<void> {
   await em.getConnection().execute(
-    `insert into verify_check (id, organization_id, email, domain, result, reason, mx_host, is_catch_all, checked_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [newId(), organizationId, check.email, check.domain, check.result, check.reason, check.mxHost, check.isCatchAll, check.checkedAt],
+    `insert into verify_check (id, organization_id, email, domain, result, reason, mx_host, is_catch_all, smtp_code, enhanced_code, attempts, checked_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [newId(), organizationId, check.email, check.domain, check.result, check.reason, check.mxHost, check.isCatchAll, check.smtpCode, check.enhancedCode, check.attempts, check.checkedAt],
   );
 }
 
@@ -63,12 +81,12 @@ export async function saveCheck(em: EntityManager, organizationId: string, check
 export async function recentResult(em: EntityManager, organizationId: string, email: string, ttlMs: number): Promise<CheckRecord | null> {
   const [row] = await em.getConnection().execute(
     `select * from (
-       select c.email, c.domain, c.result, c.reason, c.mx_host, c.is_catch_all, c.checked_at
+       select c.email, c.domain, c.result, c.reason, c.mx_host, c.is_catch_all, c.smtp_code, c.enhanced_code, c.attempts, c.checked_at
          from verify_check c
         where c.organization_id = ? and c.email = ? and c.result <> 'Unknown'
           and c.checked_at > now() - make_interval(secs => ?)
        union all
-       select r.email, r.domain, r.result, r.reason, r.mx_host, d.is_catch_all, r.checked_at
+       select r.email, r.domain, r.result, r.reason, r.mx_host, d.is_catch_all, r.smtp_code, r.enhanced_code, r.attempts, r.checked_at
          from verification_result r
          join verification_job j on j.id = r.job_id
          left join verification_domain d on d.job_id = r.job_id and d.domain = r.domain
@@ -85,6 +103,9 @@ export async function recentResult(em: EntityManager, organizationId: string, em
     reason: row.reason,
     mxHost: row.mx_host,
     isCatchAll: row.is_catch_all,
+    smtpCode: row.smtp_code,
+    enhancedCode: row.enhanced_code,
+    attempts: row.attempts,
     checkedAt: date(row.checked_at),
   };
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import type { singleVerifyWorkflow } from '../../../workflows/verify-single.ts';
-import { type CheckRecord, recentResult } from '../../db/repos/verify-cache.ts';
+import { type CheckRecord, NO_SMTP, recentResult } from '../../db/repos/verify-cache.ts';
 import { domainOf, isValidEmailSyntax, normalizeEmail } from '../../domain/email.ts';
 import { jobSearchAttributes } from '../../temporal/shared.ts';
 import type { AppEnv } from '../env.ts';
@@ -17,18 +17,21 @@ const HANDOFF_MS = 700;
 const WORKFLOW_SLACK_MS = 5_000;
 
 export async function verifyAddress(c: Context<AppEnv>, input: { email: string; timeoutMs: number }) {
+  // The caller's deadline counts from the request's arrival: the cache lookup and the workflow's start, slow on a
+  // loaded machine, come out of it too.
+  const deadline = Date.now() + input.timeoutMs;
   const orgId = organizationId(c);
   const email = normalizeEmail(input.email).toLowerCase();
   const now = () => new Date();
   if (!isValidEmailSyntax(email)) {
-    const check: CheckRecord = { email, domain: domainOf(email), result: 'Invalid', reason: 'invalid address syntax', mxHost: null, isCatchAll: null, checkedAt: now() };
+    const check: CheckRecord = { email, domain: domainOf(email), result: 'Invalid', reason: 'invalid address syntax', mxHost: null, isCatchAll: null, ...NO_SMTP, checkedAt: now() };
     return toVerifyDto(check, false);
   }
   const recent = await recentResult(requestEm(c), orgId, email, c.var.deps.config.VERIFY_RESULT_CACHE_TTL);
   if (recent) return toVerifyDto(recent, true);
 
   const { temporal, config } = c.var.deps;
-  const probeMs = Math.max(500, input.timeoutMs - HANDOFF_MS);
+  const probeMs = Math.max(500, deadline - Date.now() - HANDOFF_MS);
   const handle = await temporal.workflow.start<typeof singleVerifyWorkflow>('singleVerifyWorkflow', {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowId: `verify-${randomUUID()}`,
@@ -40,7 +43,7 @@ export async function verifyAddress(c: Context<AppEnv>, input: { email: string; 
   // Once the deadline has answered, a late failure of the check is nobody's to handle.
   result.catch(() => undefined);
   const abort = new AbortController();
-  const late = sleep(input.timeoutMs, null, { signal: abort.signal }).catch(() => null);
+  const late = sleep(Math.max(0, deadline - Date.now()), null, { signal: abort.signal }).catch(() => null);
   try {
     const answer = await Promise.race([result, late]);
     if (answer) return toVerifyDto(answer, false);
@@ -55,6 +58,7 @@ export async function verifyAddress(c: Context<AppEnv>, input: { email: string; 
     reason: `no answer within ${input.timeoutMs} ms`,
     mxHost: null,
     isCatchAll: null,
+    ...NO_SMTP,
     checkedAt: now(),
   };
   return toVerifyDto(unknown, false);

@@ -9,6 +9,8 @@ import { requestEm } from './request-context.ts';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotency-Replayed';
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+/** A request holding its key is usually a handler of a second or less: the retry comes back soon, not at once. */
+const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
 /** Neither a refusal for running in parallel nor a rate limit says anything about the request itself. */
 const isStorable = (status: number, reason: unknown) => status < 500 && status !== 429 && !(status === 409 && reason === 'request_in_progress');
@@ -38,7 +40,12 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     bodyHash,
   });
   if (claim.kind === 'running') {
-    throw new ApiError('conflict', 'A request with this Idempotency-Key is still running', { reason: 'request_in_progress' });
+    throw new ApiError(
+      'conflict',
+      'A request with this Idempotency-Key is still running',
+      { reason: 'request_in_progress' },
+      { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
+    );
   }
   if (claim.kind === 'mismatch') {
     throw new ApiError('unprocessable', 'This Idempotency-Key was used for a different request', { reason: 'idempotency_key_reused' });

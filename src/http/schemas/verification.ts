@@ -18,6 +18,13 @@ const dollars = z
   .number()
   .openapi({ description: 'US dollars, at most 6 decimals (computed in micro-dollars)', example: 0.0015 });
 
+/** The evidence behind a verdict (CONTRACT §10), alike on a job's results and a single check. */
+export const EvidenceFields = {
+  smtpCode: z.number().int().nullable().openapi({ description: 'Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt)' }),
+  enhancedCode: z.string().nullable().openapi({ description: "That reply's RFC 3463 code, e.g. `5.1.1`", example: '5.1.1' }),
+  attempts: z.number().int().openapi({ description: 'SMTP attempts made for the address; 0 when none' }),
+};
+
 export const VerificationJobInputSchema = z
   .object({
     listId: z.uuid(),
@@ -143,9 +150,7 @@ export const VerificationResultSchema = z
       .openapi({
         description: 'mail provider recognised from the MX host name; null when no SMTP was attempted',
       }),
-    smtpCode: z.number().int().nullable().openapi({ description: 'Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt)' }),
-    enhancedCode: z.string().nullable().openapi({ description: "That reply's RFC 3463 code, e.g. `5.1.1`", example: '5.1.1' }),
-    attempts: z.number().int().openapi({ description: 'SMTP attempts made for the address; 0 when none' }),
+    ...EvidenceFields,
     checkedAt: Timestamp.nullable(),
   })
   .openapi('VerificationResult');

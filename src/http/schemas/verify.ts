@@ -3,6 +3,7 @@ import type { CheckRecord } from '../../db/repos/verify-cache.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import { MX_PROVIDERS, providerOfHost } from '../../domain/mx-provider.ts';
 import { Timestamp } from './common.ts';
+import { EvidenceFields } from './verification.ts';
 
 export const VerifyInputSchema = z
   .object({
@@ -21,6 +22,7 @@ export const VerifyResultSchema = z
     mxHost: z.string().nullable(),
     mxProvider: z.enum(MX_PROVIDERS).nullable().openapi({ description: 'Mail provider behind the MX host (`other` when not a known one); null when no SMTP was attempted' }),
     isCatchAll: z.boolean().nullable(),
+    ...EvidenceFields,
     checkedAt: Timestamp,
     cached: z.boolean().openapi({ description: "true when the address's own result came from an earlier check by this organization" }),
     retryAfterSeconds: z.number().int().positive().nullable().openapi({ description: 'Set when a later call may give a different answer' }),
@@ -42,6 +44,9 @@ export function toVerifyDto(check: CheckRecord, cached: boolean): z.infer<typeof
     mxHost: check.mxHost,
     mxProvider: check.mxHost ? providerOfHost(check.mxHost) : null,
     isCatchAll: check.isCatchAll,
+    smtpCode: check.smtpCode,
+    enhancedCode: check.enhancedCode,
+    attempts: check.attempts,
     checkedAt: new Date(check.checkedAt).toISOString(),
     cached,
     retryAfterSeconds: check.result === 'Unknown' ? UNKNOWN_RETRY_AFTER_SECONDS : null,

@@ -26,6 +26,8 @@ export type StandInMode =
   | { kind: 'server-error'; status?: number }
   /** Waits before answering normally (to exercise client timeouts). */
   | { kind: 'delay'; ms: number }
+  /** Answers normally only once `release()` is called: a call held in flight for as long as a test looks. */
+  | { kind: 'held' }
   /** HTTP 200 with a body that is not the documented shape (default: not JSON at all). */
   | { kind: 'malformed'; body?: string }
   /** Hunter's "still processing, retry later" answer: HTTP 202. */
@@ -38,7 +40,11 @@ export interface StandIn {
   readonly requests: RecordedRequest[];
   /** Most requests seen in flight at once. */
   readonly maxInFlight: number;
+  /** Requests received and not answered yet. */
+  readonly inFlight: number;
   setMode(mode: StandInMode, times?: number): void;
+  /** Answers every request held so far, and ends `held` mode. */
+  release(): void;
   /** Back to normal mode, with the request log and in-flight statistics cleared. */
   reset(): void;
   close(): Promise<void>;
@@ -57,6 +63,7 @@ export async function startStandIn(route: Route): Promise<StandIn> {
   let mode: StandInMode = { kind: 'normal' };
   let remaining = 0;
   let inFlight = 0;
+  const held: Array<() => void> = [];
   let maxInFlight = 0;
 
   const nextMode = (): StandInMode => {
@@ -99,6 +106,10 @@ export async function startStandIn(route: Route): Promise<StandIn> {
         await sleep(current.ms);
         if (res.destroyed) return;
         return write(res, await route(recorded, { rejectKey: false }));
+      case 'held':
+        await new Promise<void>((resolve) => held.push(resolve));
+        if (res.destroyed) return;
+        return write(res, await route(recorded, { rejectKey: false }));
       case 'bad-key':
         return write(res, await route(recorded, { rejectKey: true }));
       case 'normal':
@@ -115,17 +126,27 @@ export async function startStandIn(route: Route): Promise<StandIn> {
     get maxInFlight() {
       return maxInFlight;
     },
+    get inFlight() {
+      return inFlight;
+    },
+    release() {
+      for (const resolve of held.splice(0)) resolve();
+      // A release before the request came lets it through too.
+      if (mode.kind === 'held') remaining = 0;
+    },
     setMode(next, times = Number.POSITIVE_INFINITY) {
       mode = next;
       remaining = next.kind === 'normal' ? 0 : times;
     },
     reset() {
+      for (const resolve of held.splice(0)) resolve();
       mode = { kind: 'normal' };
       remaining = 0;
       requests.length = 0;
       maxInFlight = inFlight;
     },
     close() {
+      for (const resolve of held.splice(0)) resolve();
       server.closeAllConnections();
       return new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
