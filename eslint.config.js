@@ -1,6 +1,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const HTTP = { group: ['**/http/*', '**/http/**'], message: 'Code below the HTTP layer must not depend on it: move what it needs down (src/errors.ts, src/domain/).' };
+// The sandbox's stand-ins are for `npm run dev` and the tests: production code never reaches them.
+const SANDBOX = { group: ['**/sandbox/*', '**/sandbox/**'], message: 'Only src/dev and the tests may use the sandbox stand-ins.' };
+const DOMAIN_IO = [
+  '**/db/**', '**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/verify/**',
+  '**/auth/**', '**/rate-limit/**', '**/jobs/**', '**/csv/**', '**/activities/**', '**/workflows/**',
+  'pg', 'kysely', '@mikro-orm/*', '@temporalio/*', 'undici',
+  'node:net', 'node:dns', 'node:http', 'node:https', 'node:fs', 'node:fs/*', 'node:child_process', 'node:tls',
+];
+const OUTSIDE_DB = ['**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/activities/**', '**/workflows/**', '@temporalio/*', 'undici'];
+
+function layer(what, files, ignores, patterns) {
+  return {
+    files,
+    ignores,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ ...HTTP, message: `${what} must not depend on the HTTP layer: move what it needs down (src/errors.ts, src/domain/).` }, SANDBOX, ...patterns] }] },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/'] },
   js.configs.recommended,
@@ -21,17 +40,16 @@ export default tseslint.config(
     files: ['**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
-  {
-    // Dependencies point down: only the process entry wires the HTTP layer; nothing below it imports from it.
-    files: ['src/**/*.ts', 'activities/**/*.ts'],
-    ignores: ['src/http/**', 'src/main.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/http/*', '**/http/**'], message: 'Code below the HTTP layer must not depend on it: move what it needs down (src/errors.ts, src/domain/).' }] },
-      ],
-    },
-  },
+  // Dependencies point down. Each block states what one layer must not import; a file matched by two
+  // blocks gets the later one's rule only, so every block repeats the prohibitions that hold everywhere.
+  layer('Code below the HTTP layer', ['src/**/*.ts', 'activities/**/*.ts'], ['src/http/**', 'src/main.ts', 'src/dev/**'], []),
+  { files: ['src/http/**/*.ts', 'src/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX] }] } },
+  layer('The domain', ['src/domain/**/*.ts'], [], [
+    { group: DOMAIN_IO, message: 'The domain holds rules and types only: do I/O in db/, smtp/, providers/ or activities/.' },
+  ]),
+  layer('The database layer', ['src/db/**/*.ts'], [], [
+    { group: OUTSIDE_DB, message: 'The database layer stores and reads; it must not call mail hosts, providers or Temporal.' },
+  ]),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.
     files: ['workflows/**/*.ts'],
@@ -42,6 +60,7 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*', 'fs', 'net', 'dns', 'http', 'https', 'crypto', 'child_process'], message: 'Workflows must stay deterministic: do I/O in activities.' },
             { group: ['**/http/*', '**/http/**'], message: 'Workflows must not depend on the HTTP layer.' },
+            SANDBOX,
             { group: ['**/activities/*', '!**/activities/index.ts'], message: 'Import activity types only (import type).', allowTypeImports: true },
           ],
         },

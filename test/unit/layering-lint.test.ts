@@ -1,0 +1,41 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The layering is stated in eslint.config.js; each forbidden edge is linted here as if written into a real file
+// of the layer, so a rule that stops matching (a renamed folder, a block overridden by a later one) fails CI.
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function restrictedImports(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${code}\nexport const used = x;\n`, { filePath });
+  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('lint states the layering', () => {
+  it.each([
+    ['the domain', 'src/domain/email.ts', "import { x } from '../db/orm.ts';"],
+    ['the domain', 'src/domain/email.ts', "import { x } from '../smtp/prober.ts';"],
+    ['the domain', 'src/domain/email.ts', "import { x } from 'pg';"],
+    ['the domain', 'src/domain/email.ts', "import { x } from 'node:dns';"],
+    ['the database layer', 'src/db/orm.ts', "import { x } from '../providers/http.ts';"],
+    ['the database layer', 'src/db/repos/pages.ts', "import { x } from '../../smtp/prober.ts';"],
+    ['production code', 'src/smtp/prober.ts', "import { x } from '../sandbox/sandbox.ts';"],
+    ['production code', 'activities/verification.ts', "import { x } from '../src/sandbox/sandbox.ts';"],
+    ['production code', 'src/main.ts', "import { x } from './sandbox/sandbox.ts';"],
+    ['production code', 'src/http/app.ts', "import { x } from '../sandbox/sandbox.ts';"],
+    ['code below HTTP', 'src/db/orm.ts', "import { x } from '../http/app.ts';"],
+    ['code below HTTP', 'src/domain/email.ts', "import { x } from '../http/app.ts';"],
+    ['workflows', 'workflows/verification.ts', "import { x } from '../activities/verification.ts';"],
+    ['workflows', 'workflows/verification.ts', "import { x } from 'node:crypto';"],
+  ])('%s: %s refuses `%s`', async (_layer, file, code) => {
+    expect(await restrictedImports(file, code)).not.toEqual([]);
+  });
+
+  it.each([
+    ['the domain uses its own rules', 'src/domain/email.ts', "import { x } from './scrape.ts';"],
+    ['the database layer uses the domain', 'src/db/orm.ts', "import { x } from '../domain/lead.ts';"],
+    ['the dev entry starts the sandbox', 'src/dev/main.ts', "import { x } from '../sandbox/sandbox.ts';"],
+    ['workflows take activity types', 'workflows/verification.ts', "import type { x } from '../activities/verification.ts';"],
+  ])('%s: %s allows `%s`', async (_what, file, code) => {
+    expect(await restrictedImports(file, code)).toEqual([]);
+  });
+});
