@@ -44,6 +44,8 @@ export default tseslint.config(
   // blocks gets the later one's rule only, so every block repeats the prohibitions that hold everywhere.
   layer('Code below the HTTP layer', ['src/**/*.ts', 'activities/**/*.ts'], ['src/http/**', 'src/main.ts', 'src/dev/**'], []),
   { files: ['src/http/**/*.ts', 'src/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX] }] } },
+  // The dev entry starts the sandbox, but stays below HTTP like every other process part.
+  { files: ['src/dev/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [HTTP] }] } },
   layer('The domain', ['src/domain/**/*.ts'], [], [
     { group: DOMAIN_IO, message: 'The domain holds rules and types only: do I/O in db/, smtp/, providers/ or activities/.' },
   ]),

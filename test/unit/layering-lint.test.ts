@@ -24,6 +24,7 @@ describe('lint states the layering', () => {
     ['production code', 'src/http/app.ts', "import { x } from '../sandbox/sandbox.ts';"],
     ['code below HTTP', 'src/db/orm.ts', "import { x } from '../http/app.ts';"],
     ['code below HTTP', 'src/domain/email.ts', "import { x } from '../http/app.ts';"],
+    ['code below HTTP', 'src/dev/main.ts', "import { x } from '../http/app.ts';"],
     ['workflows', 'workflows/verification.ts', "import { x } from '../activities/verification.ts';"],
     ['workflows', 'workflows/verification.ts', "import { x } from 'node:crypto';"],
   ])('%s: %s refuses `%s`', async (_layer, file, code) => {
