@@ -34,7 +34,7 @@ import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 import { bareSessions } from './support/bare-sessions.ts';
-import { historyOf } from './support/history.ts';
+import { historyOf } from '../test/support/history.ts';
 import type { FleetGroup } from './support/mail-fleet.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_VERIFY_LATENCY_MS ?? 20);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +11,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** Whether the process is still running. */
   alive(): boolean;
+  /** The most memory the process has held so far (VmHWM, its peak RSS), in bytes. */
+  peakRss(): Promise<number>;
   output(): string;
 }
 export type WorkerProcess = ServiceProcess;
@@ -72,6 +75,12 @@ export async function startServiceProcess(
       await exited;
     },
     alive: () => child.exitCode === null && child.signalCode === null,
+    async peakRss() {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+      if (!kb) throw new Error(`no VmHWM in /proc/${child.pid}/status`);
+      return Number(kb) * 1024;
+    },
     output: () => lines.join('\n'),
   };
 }
