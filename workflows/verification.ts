@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
   isCancellation,
   patched,
@@ -157,6 +158,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       stage = 'completed';
     }
   } catch (error) {
+    // Handing over to the next run is not a failure of the job.
+    if (error instanceof ContinueAsNew) throw error;
     if (jobGone(error)) return await condition(allHandlersFinished);
     const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
     await CancellationScope.nonCancellable(() => db().failVerification({ jobId, reason }));

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,8 +11,10 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** Whether the process is still running. */
   alive(): boolean;
-  /** The most memory the process has held so far (VmHWM, its peak RSS), in bytes. */
+  /** The most memory the process has held (VmHWM, its peak RSS) since it started or `resetPeakRss()`, in bytes. */
   peakRss(): Promise<number>;
+  /** Starts the peak over from the current RSS (Linux `clear_refs` 5). */
+  resetPeakRss(): Promise<void>;
   output(): string;
 }
 export type WorkerProcess = ServiceProcess;
@@ -81,6 +83,7 @@ export async function startServiceProcess(
       if (!kb) throw new Error(`no VmHWM in /proc/${child.pid}/status`);
       return Number(kb) * 1024;
     },
+    resetPeakRss: () => writeFile(`/proc/${child.pid}/clear_refs`, '5'),
     output: () => lines.join('\n'),
   };
 }

@@ -299,6 +299,20 @@ export const toResultRow = (r: Record<string, unknown>): ResultRow => ({
 export const RESULT_COLUMNS =
   'email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at';
 
+/**
+ * A read that walks a job's results in address order and stops at a LIMIT: the (job_id, email) index
+ * gives that order, so the first rows come at once however large the job. Without statistics (a table
+ * just filled, not yet analyzed) the planner prefers a bitmap scan of the whole job and a sort, about
+ * 0.5 s a page at 1,000,000 results instead of 1 ms; for this statement only, those plans are off.
+ */
+async function inAddressOrder(em: EntityManager, query: string, params: unknown[]) {
+  return em.transactional(async (tx) => {
+    await tx.execute('set local enable_bitmapscan = off');
+    await tx.execute('set local enable_seqscan = off');
+    return tx.execute(query, params);
+  });
+}
+
 const RESULT_COUNT_COLUMN: Record<EmailResult, string> = {
   Valid: 'valid_count',
   Invalid: 'invalid_count',
@@ -321,7 +335,8 @@ export async function pageVerificationResults(
     `select coalesce(sum(${result ? RESULT_COUNT_COLUMN[result] : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
     [jobId],
   );
-  const rows = await em.execute(
+  const rows = await inAddressOrder(
+    em,
     `select ${RESULT_COLUMNS} from verification_result
      where job_id = ?${filter} order by email limit ? offset ?`,
     [...params, limit, offset],
@@ -339,7 +354,8 @@ export async function* allVerificationResults(
   let after = '';
   for (;;) {
     const filter = result ? ` and result = ?` : '';
-    const rows = await em.execute(
+    const rows = await inAddressOrder(
+      em,
       `select ${RESULT_COLUMNS} from verification_result
        where job_id = ? and email > ?${filter} order by email limit ?`,
       [jobId, after, ...(result ? [result] : []), pageSize],
