@@ -109,6 +109,12 @@ describe('a 50,000-address job', () => {
       const progress = (await agent.get(`/api/verification/jobs/${large.job.id}/progress`)).body;
       expect(progress.domainStats).toHaveLength(DOMAINS);
       expect(progress.domainStats[0]).toMatchObject({ totalEmails: 50, validCount: 25, invalidCount: 25 });
+      // The download pages through the index (2,000 rows at a time) and ends with every address once.
+      const csv = await agent.get(`/api/verification/jobs/${large.job.id}/results/download`);
+      expect(csv.status).toBe(200);
+      const lines = csv.text.trimEnd().split('\n').slice(1);
+      expect(lines).toHaveLength(50 * DOMAINS);
+      expect(new Set(lines.map((l) => l.slice(0, l.indexOf(',')))).size).toBe(50 * DOMAINS);
     },
   );
 });
