@@ -74,6 +74,7 @@ describe('a 50,000-address job', () => {
         const listId = await listWithEmails(agent, emails, `large ${tag}`);
         // The peak of this job alone, not of the worker's start (bundling the workflows) or an earlier job.
         await worker!.resetPeakRss();
+        const start = await worker!.rss();
         const created = await startJob(agent, listId, 'smtp_only');
         const job = await waitForJob(agent, created.id, inStage('completed'), 600_000);
         const valid = Math.ceil(perDomain / 2) * DOMAINS;
@@ -85,14 +86,14 @@ describe('a 50,000-address job', () => {
           smtpCatchAllCount: 0,
           smtpUnknownCount: 0,
         });
-        return { job, peak: await worker!.peakRss(), runs: await historyOf(h.temporal, `verification-${job.id}`) };
+        return { job, start, peak: await worker!.peakRss(), runs: await historyOf(h.temporal, `verification-${job.id}`) };
       };
 
       const small = await run(5, 'small');
       const large = await run(50, 'large');
       const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
       console.log(
-        `worker peak RSS: ${mb(small.peak)} MB during the 5,000-address job, ${mb(large.peak)} MB during the 50,000-address one; history events per run: ${large.runs.join(', ')}`,
+        `worker peak RSS: ${mb(small.peak)} MB during the 5,000-address job (${mb(small.start)} MB at its start), ${mb(large.peak)} MB during the 50,000-address one (${mb(large.start)} MB at its start); history events per run: ${large.runs.join(', ')}`,
       );
 
       expect(large.runs.length).toBeGreaterThan(1);
