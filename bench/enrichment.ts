@@ -27,7 +27,7 @@ import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';
 import { startMailWorld } from '../test/support/mail-world/index.ts';
 import { startProviderServers } from '../test/support/providers/index.ts';
-import { historyOf } from './support/history.ts';
+import { historyOf } from '../test/support/history.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 
 const LEADS = Number(process.env.BENCH_ENRICH_LEADS ?? 5_000);

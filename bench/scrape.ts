@@ -20,7 +20,7 @@ import { initOrm } from '../src/db/orm.ts';
 import { createSearchProvider } from '../src/providers/search/index.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { startSerperServer } from '../src/sandbox/providers/serper.ts';
-import { historyOf } from './support/history.ts';
+import { historyOf } from '../test/support/history.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 
 const ROWS = Number(process.env.BENCH_SCRAPE_ROWS ?? 50_000);

@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
   isCancellation,
   patched,
@@ -44,6 +45,17 @@ const api = proxyActivities<VerificationActivities>({
   heartbeatTimeout: '20s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 8 },
 });
+
+/**
+ * A run stops starting work once its history holds this many events and continues as new: the
+ * slices still in flight add a few dozen more, so every run stays well under 2,000 events however
+ * large the job (Temporal's own suggestion comes only at about 4,000).
+ */
+const RUN_EVENT_BUDGET = 1_500;
+
+/** Whether this run should hand over to a new one: its own budget (patched in) or Temporal's suggestion. */
+const runIsFull = (bounded: boolean) =>
+  workflowInfo().continueAsNewSuggested || (bounded && workflowInfo().historyLength >= RUN_EVENT_BUDGET);
 
 function failureReason(error: unknown): string {
   if (error instanceof ActivityFailure && error.cause) return error.cause.message;
@@ -98,9 +110,11 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   );
 
   try {
+    // Histories recorded before the run budget only continued as new when Temporal suggested it.
+    const bounded = patched('bounded-run-history');
     if (input.resume?.phase !== 'api') {
       const firstSeq = input.resume?.phase === 'smtp' ? input.resume.nextSeq : 1;
-      const nextSeq = await runSmtpStage(input, firstSeq);
+      const nextSeq = await runSmtpStage(input, firstSeq, bounded);
       if (nextSeq !== null) {
         await condition(allHandlersFinished);
         return await continueAsNew<typeof verificationWorkflow>({
@@ -135,7 +149,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       for (;;) {
         const { remaining } = await api.verifyByApi({ jobId });
         if (remaining === 0) break;
-        if (workflowInfo().continueAsNewSuggested) {
+        if (runIsFull(bounded)) {
           await condition(allHandlersFinished);
           return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'api' } });
         }
@@ -144,6 +158,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       stage = 'completed';
     }
   } catch (error) {
+    // Handing over to the next run is not a failure of the job.
+    if (error instanceof ContinueAsNew) throw error;
     if (jobGone(error)) return await condition(allHandlersFinished);
     const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
     await CancellationScope.nonCancellable(() => db().failVerification({ jobId, reason }));
@@ -159,9 +175,13 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
 
 /**
  * Runs slices of `sliceSize` domains (by their seq numbers), `window` at a time, until every domain
- * is done or Temporal suggests continuing as new. Returns the seq to resume from, or null when done.
+ * is done or the run is full (see RUN_EVENT_BUDGET). Returns the seq to resume from, or null when done.
  */
-async function runSmtpStage(input: VerificationWorkflowInput, firstSeq: number): Promise<number | null> {
+async function runSmtpStage(
+  input: VerificationWorkflowInput,
+  firstSeq: number,
+  bounded: boolean,
+): Promise<number | null> {
   const { jobId, method } = input;
   const plan = await db().planSmtpStage({ jobId });
   const running = new Map<number, Promise<number>>();
@@ -170,7 +190,7 @@ async function runSmtpStage(input: VerificationWorkflowInput, firstSeq: number):
     while (
       nextSeq <= plan.domainCount &&
       running.size < plan.window &&
-      !workflowInfo().continueAsNewSuggested
+      !runIsFull(bounded)
     ) {
       const fromSeq = nextSeq;
       const toSeq = Math.min(plan.domainCount, fromSeq + plan.sliceSize - 1);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,9 +11,23 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** Whether the process is still running. */
   alive(): boolean;
+  /** The most memory the process has held (VmHWM, its peak RSS) since it started or `resetPeakRss()`, in bytes. */
+  peakRss(): Promise<number>;
+  /** The memory the process holds now (VmRSS), in bytes. */
+  rss(): Promise<number>;
+  /** Starts the peak over from the current RSS (Linux `clear_refs` 5). */
+  resetPeakRss(): Promise<void>;
   output(): string;
 }
 export type WorkerProcess = ServiceProcess;
+
+/** A memory figure of /proc/<pid>/status, in bytes. */
+async function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
+  if (!kb) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(kb) * 1024;
+}
 
 const MAIN = path.join(import.meta.dirname, '../../src/main.ts');
 
@@ -72,6 +87,9 @@ export async function startServiceProcess(
       await exited;
     },
     alive: () => child.exitCode === null && child.signalCode === null,
+    peakRss: () => statusBytes(child.pid!, 'VmHWM'),
+    rss: () => statusBytes(child.pid!, 'VmRSS'),
+    resetPeakRss: () => writeFile(`/proc/${child.pid}/clear_refs`, '5'),
     output: () => lines.join('\n'),
   };
 }

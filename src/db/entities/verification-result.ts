@@ -33,6 +33,14 @@ export const VerificationResult = defineEntity({
       forEach: 'row',
       body: `perform pg_notify('job_events', 'verification:' || new.job_id); return null;`,
     },
+    // The domains' running counts (see VerificationDomain); the function is in the migration that made it.
+    {
+      name: 'verification_result_counts',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'statement',
+      expression: `create trigger "verification_result_counts" after update on "verification_result" referencing old table as old_rows new table as new_rows for each statement execute function "verification_result_counts_fn"()`,
+    },
   ],
   properties: {
     id: idProperty(),

@@ -134,7 +134,10 @@ export async function getVerificationJob(
   return job;
 }
 
-/** Aggregates of the given jobs, from their rows, in two grouped queries. */
+/**
+ * Aggregates of the given jobs: the sums of their domains' running counts (kept by a trigger, see
+ * VerificationDomain) and of their spend, so the cost is the jobs' domains, not their results.
+ */
 export async function verificationJobCounts(
   em: EntityManager,
   jobs: IVerificationJob[],
@@ -144,23 +147,15 @@ export async function verificationJobCounts(
   const ids = jobs.map((j) => j.id);
   const rows = await em.execute(
     `select job_id,
-       count(*) filter (where smtp_checked_at is not null and api_status is distinct from 'pending')::int as processed,
-       count(*) filter (where deferred_since is not null and smtp_checked_at is null)::int as deferred,
-       count(*) filter (where smtp_result = 'Valid')::int as smtp_valid,
-       count(*) filter (where smtp_result = 'Invalid')::int as smtp_invalid,
-       count(*) filter (where smtp_result = 'Catch-All')::int as smtp_catch_all,
-       count(*) filter (where smtp_result = 'Unknown')::int as smtp_unknown,
-       count(*) filter (where result = 'Valid')::int as valid,
-       count(*) filter (where result = 'Invalid')::int as invalid,
-       count(*) filter (where result = 'Catch-All')::int as catch_all,
-       count(*) filter (where result = 'Unknown')::int as unknown,
-       count(*) filter (where source = 'api')::int as api_verified,
-       count(*) filter (where source = 'api' and result = 'Valid')::int as api_valid,
-       count(*) filter (where source = 'api' and result = 'Invalid')::int as api_invalid,
-       count(*) filter (where source = 'api' and result = 'Catch-All')::int as api_catch_all,
-       count(*) filter (where source = 'api' and result = 'Unknown')::int as api_unknown,
-       max(checked_at) as last_checked_at
-     from verification_result where job_id in (?) group by job_id`,
+       sum(processed_count)::int as processed, sum(deferred_count)::int as deferred,
+       sum(smtp_valid_count)::int as smtp_valid, sum(smtp_invalid_count)::int as smtp_invalid,
+       sum(smtp_catch_all_count)::int as smtp_catch_all, sum(smtp_unknown_count)::int as smtp_unknown,
+       sum(valid_count)::int as valid, sum(invalid_count)::int as invalid,
+       sum(catch_all_count)::int as catch_all, sum(unknown_count)::int as unknown,
+       sum(api_valid_count)::int as api_valid, sum(api_invalid_count)::int as api_invalid,
+       sum(api_catch_all_count)::int as api_catch_all, sum(api_unknown_count)::int as api_unknown,
+       max(last_checked_at) as last_checked_at
+     from verification_domain where job_id in (?) group by job_id`,
     [ids],
   );
   const spend = await em.execute(
@@ -191,7 +186,7 @@ export async function verificationJobCounts(
       Invalid: r.api_invalid,
       'Catch-All': r.api_catch_all,
       Unknown: r.api_unknown,
-      verified: r.api_verified,
+      verified: r.api_valid + r.api_invalid + r.api_catch_all + r.api_unknown,
       costMicros: micros.get(r.job_id) ?? 0,
     };
     counts.lastCheckedAt = r.last_checked_at ? new Date(r.last_checked_at) : null;
@@ -254,23 +249,13 @@ export interface DomainStat {
   isCatchAll: boolean | null;
 }
 
-/** Per-domain counts of the final results, largest domains first. */
+/** Per-domain counts of the final results (the domains' running counts), largest domains first. */
 export async function domainStats(em: EntityManager, jobId: string): Promise<DomainStat[]> {
   const rows = await em.execute(
-    `select d.domain, d.email_count, d.is_catch_all,
-       coalesce(r.valid, 0)::int as valid, coalesce(r.invalid, 0)::int as invalid,
-       coalesce(r.catch_all, 0)::int as catch_all, coalesce(r.unknown, 0)::int as unknown
-     from verification_domain d
-     left join (
-       select domain,
-         count(*) filter (where result = 'Valid') as valid,
-         count(*) filter (where result = 'Invalid') as invalid,
-         count(*) filter (where result = 'Catch-All') as catch_all,
-         count(*) filter (where result = 'Unknown') as unknown
-       from verification_result where job_id = ? group by domain
-     ) r on r.domain = d.domain
-     where d.job_id = ? order by d.seq`,
-    [jobId, jobId],
+    `select domain, email_count, is_catch_all, valid_count as valid, invalid_count as invalid,
+       catch_all_count as catch_all, unknown_count as unknown
+     from verification_domain where job_id = ? order by seq`,
+    [jobId],
   );
   return rows.map((r) => ({
     domain: r.domain,
@@ -314,6 +299,27 @@ export const toResultRow = (r: Record<string, unknown>): ResultRow => ({
 export const RESULT_COLUMNS =
   'email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at';
 
+/**
+ * A read that walks a job's results in address order and stops at a LIMIT: the (job_id, email) index
+ * gives that order, so the first rows come at once however large the job. Without statistics (a table
+ * just filled, not yet analyzed) the planner prefers a bitmap scan of the whole job and a sort, about
+ * 0.5 s a page at 1,000,000 results instead of 1 ms; for this statement only, those plans are off.
+ */
+async function inAddressOrder(em: EntityManager, query: string, params: unknown[]) {
+  return em.transactional(async (tx) => {
+    await tx.execute('set local enable_bitmapscan = off');
+    await tx.execute('set local enable_seqscan = off');
+    return tx.execute(query, params);
+  });
+}
+
+const RESULT_COUNT_COLUMN: Record<EmailResult, string> = {
+  Valid: 'valid_count',
+  Invalid: 'invalid_count',
+  'Catch-All': 'catch_all_count',
+  Unknown: 'unknown_count',
+};
+
 /** A page of per-address results in address order, optionally only one result type. */
 export async function pageVerificationResults(
   em: EntityManager,
@@ -324,11 +330,13 @@ export async function pageVerificationResults(
 ) {
   const filter = result ? ` and result = ?` : '';
   const params = result ? [jobId, result] : [jobId];
+  // The total from the domains' running counts: a page never counts the job's results.
   const [count] = await em.execute(
-    `select count(*)::int as n from verification_result where job_id = ?${filter}`,
-    params,
+    `select coalesce(sum(${result ? RESULT_COUNT_COLUMN[result] : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
+    [jobId],
   );
-  const rows = await em.execute(
+  const rows = await inAddressOrder(
+    em,
     `select ${RESULT_COLUMNS} from verification_result
      where job_id = ?${filter} order by email limit ? offset ?`,
     [...params, limit, offset],
@@ -346,7 +354,8 @@ export async function* allVerificationResults(
   let after = '';
   for (;;) {
     const filter = result ? ` and result = ?` : '';
-    const rows = await em.execute(
+    const rows = await inAddressOrder(
+      em,
       `select ${RESULT_COLUMNS} from verification_result
        where job_id = ? and email > ?${filter} order by email limit ?`,
       [jobId, after, ...(result ? [result] : []), pageSize],

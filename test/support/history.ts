@@ -1,7 +1,7 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Client } from '@temporalio/client';
 
 /** Event counts of every run of a workflow, following continue-as-new back to the first run. */
-export async function historyOf(client: TestWorkflowEnvironment['client'], workflowId: string): Promise<number[]> {
+export async function historyOf(client: Client, workflowId: string): Promise<number[]> {
   const counts: number[] = [];
   let runId: string | undefined;
   for (;;) {
