@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import {
@@ -45,7 +46,7 @@ export class SharedBudget {
 
   constructor(pool: Pool, options: { holder?: string; ttlMs?: number } = {}) {
     this.#pool = pool;
-    this.#holder = (options.holder ?? `pid ${process.pid}`).slice(0, 100);
+    this.#holder = (options.holder ?? `${hostname()} pid ${process.pid}`).slice(0, 100);
     this.#ttlMs = options.ttlMs ?? LEASE_TTL_MS;
   }
 

@@ -10,6 +10,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** Whether the process is still running. */
   alive(): boolean;
+  /** Its process id (what a worker's SMTP leases name it by). */
+  pid: number;
   output(): string;
 }
 export type WorkerProcess = ServiceProcess;
@@ -72,6 +74,7 @@ export async function startServiceProcess(
       await exited;
     },
     alive: () => child.exitCode === null && child.signalCode === null,
+    pid: child.pid ?? 0,
     output: () => lines.join('\n'),
   };
 }
