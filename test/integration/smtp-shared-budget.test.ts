@@ -5,6 +5,7 @@ import { acquireLease } from '../../src/db/repos/smtp-budget.ts';
 import { environmentWarnings } from '../../src/smtp/environment.ts';
 import type { SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
 import { SharedBudget } from '../../src/smtp/shared-budget.ts';
+import { smtpLeaseWaits } from '../../src/metrics.ts';
 import type { HostBehaviour, MailHost, MailWorld, MxSpec } from '../support/mail-world/index.ts';
 import { startMailWorld } from '../support/mail-world/index.ts';
 import { hostOf, testProber } from '../support/mail-world/prober.ts';
@@ -144,6 +145,9 @@ describe('one budget per (egress, MX host) across processes', () => {
     expect(Date.now() - taken).toBeGreaterThanOrEqual(ttlMs - 100);
     expect(host('mx.dead-holder.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
     await until(async () => (await leasesOf('mx.dead-holder.test')) === 0, 10_000, 'leases released');
+    // The wait shows in /metrics, by provider and egress.
+    const waits = (await smtpLeaseWaits.get()).values.find((v) => v.labels.egress === 'direct' && v.labels.mx_provider === 'other');
+    expect(waits?.value).toBeGreaterThanOrEqual(1);
   });
 
   it('a 421 seen by one process halves the host for the others, and its pause holds them back', async () => {
