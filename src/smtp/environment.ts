@@ -42,6 +42,7 @@ export class SmtpEnvironment {
   readonly #port: number;
   readonly #egress: (host: string) => SocksProxy | null;
   readonly #localAddress: string | undefined;
+  readonly #carries: (host: string) => boolean;
   #state: EnvironmentState = { dns: 'unknown', smtp: 'unknown', checkedAt: null, blockedEgresses: [] };
   #validUntil = 0;
   #running: Promise<EnvironmentState> | null = null;
@@ -54,6 +55,8 @@ export class SmtpEnvironment {
       egress?: (host: string) => SocksProxy | null;
       /** The local address direct checks bind to (an egress of `SMTP_SOURCE_ADDRESSES`). */
       localAddress?: string;
+      /** Whether probes of this MX host leave this way: only those canaries test this egress. */
+      carries?: (host: string) => boolean;
     },
   ) {
     this.#dns = dns;
@@ -61,6 +64,7 @@ export class SmtpEnvironment {
     this.#port = options.port;
     this.#egress = options.egress ?? (() => null);
     this.#localAddress = options.localAddress;
+    this.#carries = options.carries ?? (() => true);
   }
 
   /** The last state seen, without checking. */
@@ -79,7 +83,8 @@ export class SmtpEnvironment {
     const lookups = await Promise.all(this.#canaries.map((domain) => this.#dns.lookupMx(domain)));
     const hosts = lookups.flatMap((lookup) => (lookup.kind === 'mx' ? [lookup.hosts[0]!.host] : []));
     const dns: DnsHealth = hosts.length > 0 ? 'ok' : lookups.every((l) => l.kind === 'no-mail-host') ? 'unreliable' : 'unknown';
-    const smtp: SmtpHealth = hosts.length === 0 ? 'unknown' : await this.#smtpHealth(hosts);
+    const carried = hosts.filter((host) => this.#carries(host));
+    const smtp: SmtpHealth = carried.length === 0 ? 'unknown' : await this.#smtpHealth(carried);
     this.#state = { dns, smtp, checkedAt: new Date(), blockedEgresses: [] };
     this.#validUntil = Date.now() + (dns === 'ok' && smtp === 'ok' ? GOOD_FOR_MS : BAD_FOR_MS);
     return this.#state;
@@ -131,7 +136,8 @@ async function greeting(
 }
 
 /**
- * The checks of every egress (CONTRACT §11), each through its own proxy or source address, and what they
+ * The checks of every egress (CONTRACT §11), each through its own proxy or source address against the canaries
+ * whose provider's probes leave that way (an egress no canary's provider uses stays `unknown`), and what they
  * mean together: SMTP is `ok` while any egress reaches a mail server, `blocked` when none does; an egress
  * whose check failed is named in `blockedEgresses` and not used while another is.
  */
@@ -141,7 +147,7 @@ export class EgressEnvironments {
 
   constructor(
     dns: MxResolver,
-    egresses: readonly { name: string; proxy: SocksProxy | null; localAddress?: string }[],
+    egresses: readonly { name: string; proxy: SocksProxy | null; localAddress?: string; carries: (host: string) => boolean }[],
     options: { canaryDomains: readonly string[]; port: number },
   ) {
     this.#each = new Map(
@@ -150,6 +156,7 @@ export class EgressEnvironments {
         new SmtpEnvironment(dns, {
           ...options,
           egress: () => egress.proxy,
+          carries: egress.carries,
           ...(egress.localAddress ? { localAddress: egress.localAddress } : {}),
         }),
       ]),

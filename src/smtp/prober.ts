@@ -206,7 +206,11 @@ export class SmtpProber {
     });
     const all = new Map<string, Egress>();
     for (const list of Object.values(this.#egresses)) for (const egress of list) all.set(egress.name, egress);
-    this.#environment = new EgressEnvironments(this.#dns, [...all.values()], {
+    const carriers = [...all.values()].map((egress) => ({
+      ...egress,
+      carries: (host: string) => this.egressesOf(host).some((e) => e.name === egress.name),
+    }));
+    this.#environment = new EgressEnvironments(this.#dns, carriers, {
       canaryDomains: parsed.data.canaryDomains,
       port: parsed.data.port,
     });
