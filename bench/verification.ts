@@ -320,7 +320,6 @@ try {
         SMTP_PROBE_HELO: 'bench.local',
         RATE_LIMIT_BURST: '1000000',
         SIGNUP_PER_HOUR: '1000',
-        LOG_LEVEL: 'error',
         ...(egresses > 1 ? { SMTP_SOURCE_ADDRESSES: Array.from({ length: egresses }, (_, i) => `127.0.0.${11 + i}`).join(',') } : {}),
       };
       const processes = await Promise.all([
