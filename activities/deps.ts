@@ -41,7 +41,7 @@ function createSmtpProber(config: Config): SmtpProber {
   // Every worker process on this database shares each (egress, MX host) budget (CONTRACT §11). A pool of its
   // own: one lease query per SMTP session must not queue behind the activities' queries.
   const budget = config.DATABASE_URL
-    ? new SharedBudget(new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, allowExitOnIdle: true }))
+    ? new SharedBudget(new pg.Pool({ connectionString: config.DATABASE_URL, max: 8, allowExitOnIdle: true }))
     : undefined;
   return new SmtpProber({
     ...(budget ? { budget } : {}),
