@@ -276,7 +276,8 @@ export class HostChannel {
         smtpOpenSessions.dec(metric);
         await session.quit().catch(() => undefined);
       }
-      lease?.release();
+      // Released before this process asks for the host again: its next session must not find its own old lease.
+      await lease?.release();
       release?.();
       this.#sessions -= 1;
       this.#pump();

@@ -29,7 +29,8 @@ export interface SessionLease {
   /** The host's shared state when the lease was granted. */
   allowed: number;
   patience: SharedPatience;
-  release: () => void;
+  /** Settles once the slot is free for every process (or the release failed: then the lease expires). */
+  release: () => Promise<void>;
 }
 
 /**
@@ -102,14 +103,14 @@ export class SharedBudget {
     return {
       allowed,
       patience,
-      release: () => {
+      release: async () => {
         if (!this.#held.delete(id)) return;
         if (this.#held.size === 0 && this.#renewer) {
           clearInterval(this.#renewer);
           this.#renewer = null;
         }
         // A release that fails is covered by the lease's expiry.
-        void releaseLease(this.#pool, id).catch(() => undefined);
+        await releaseLease(this.#pool, id).catch(() => undefined);
       },
     };
   }

@@ -175,7 +175,7 @@ describe('one budget per (egress, MX host) across processes', () => {
       controller.signal,
     );
     expect(lease).toMatchObject({ allowed: 1 });
-    lease?.release();
+    await lease?.release();
     // A throttling sign from one process: the other's next session waits out the pause.
     const pausedFor = 1_500;
     processBudget().throttled({ egress: 'direct', host: 'mx.throttle.test' }, pausedFor);
@@ -198,7 +198,7 @@ describe('one budget per (egress, MX host) across processes', () => {
     );
     expect(next).not.toBeNull();
     expect(Date.now() - asked).toBeGreaterThanOrEqual(1_000 - 50);
-    next?.release();
+    await next?.release();
   });
 
   it('two source addresses are two egresses, each with its own budget on the same host', async () => {
