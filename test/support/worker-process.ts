@@ -47,10 +47,11 @@ export async function startServiceProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const awaited = new Set([...(role !== 'api' ? ['"worker running"'] : []), ...(role !== 'worker' ? ['"api listening"'] : [])]);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${role} process not ready in ${readyTimeoutMs} ms:\n${lines.join('\n')}`)),
-      readyTimeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running behind a failed start: nobody holds it to kill it later.
+      child.kill('SIGKILL');
+      reject(new Error(`${role} process not ready in ${readyTimeoutMs} ms:\n${lines.join('\n')}`));
+    }, readyTimeoutMs);
     const onLine = (line: string) => {
       lines.push(line);
       if (lines.length > 500) lines.shift();
