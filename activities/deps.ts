@@ -3,7 +3,9 @@ import type { Orm } from '../src/db/orm.ts';
 import { createEnrichmentProviders, type EnrichmentProvider, type EnrichmentProviderName } from '../src/providers/enrichment/index.ts';
 import { createSearchProvider, type ProfileSearchProvider } from '../src/providers/search/index.ts';
 import { createVerificationProvider, type EmailVerificationProvider } from '../src/providers/verification/index.ts';
+import pg from 'pg';
 import { SmtpProber } from '../src/smtp/prober.ts';
+import { SharedBudget } from '../src/smtp/shared-budget.ts';
 
 /**
  * Everything activities may touch, built once per worker process and closed over by the factories.
@@ -36,7 +38,14 @@ export function createActivityDeps(config: Config, orm: Orm): ActivityDeps {
 }
 
 function createSmtpProber(config: Config): SmtpProber {
+  // Every worker process on this database shares each (egress, MX host) budget (CONTRACT §11). A pool of its
+  // own: one lease query per SMTP session must not queue behind the activities' queries.
+  const budget = config.DATABASE_URL
+    ? new SharedBudget(new pg.Pool({ connectionString: config.DATABASE_URL, max: 8, allowExitOnIdle: true }))
+    : undefined;
   return new SmtpProber({
+    ...(budget ? { budget } : {}),
+    ...(config.SMTP_SOURCE_ADDRESSES ? { sourceAddresses: config.SMTP_SOURCE_ADDRESSES } : {}),
     helo: config.SMTP_PROBE_HELO,
     from: config.smtpProbeFrom,
     port: config.SMTP_PROBE_PORT,

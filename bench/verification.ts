@@ -15,6 +15,12 @@
  *             peak RSS of the process (API + worker) while the job runs. Issue 21's 1,000,000-address job:
  *             BENCH_VERIFY_ONLY=large BENCH_VERIFY_LARGE=1000000 BENCH_VERIFY_LARGE_HOSTS=10000;
  * - fairness: a 20-address job of another organization started while the large job runs (target ≤ 5 s).
+ * - egress:   shared MX under one politeness budget (CONTRACT §11): half of 80 domains on one host without
+ *             PIPELINING (so its limit of 2 per source address bounds the job), run by a service process
+ *             and 0 or 2 more `ROLE=worker` processes on one task queue, with 1 egress (the system's source
+ *             address) or 4 (SMTP_SOURCE_ADDRESSES=127.0.0.11-14); the fleet checks it never saw more than
+ *             2 sessions from one address. Targets: 4 egresses ≥ 3× 1 egress; 3 workers on 1 egress not
+ *             below 1 worker. BENCH_VERIFY_EGRESS_PER_DOMAIN (default 50) sizes it.
  *
  * BENCH_VERIFY_ONLY=flat,shared,large limits the scenarios (fairness runs with large). The fleet runs in a
  * process of its own; the API and the real worker run here. Needs PostgreSQL at TEST_DATABASE_URL (admin,
@@ -36,12 +42,13 @@ import { setLogLevel } from '../src/log.ts';
 import { createWorker } from '../src/temporal/worker.ts';
 import { Agent } from '../test/support/agent.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
+import { startServiceProcess } from '../test/support/worker-process.ts';
 import { bareSessions } from './support/bare-sessions.ts';
 import { historyOf } from '../test/support/history.ts';
 import type { FleetGroup } from './support/mail-fleet.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_VERIFY_LATENCY_MS ?? 20);
-const ONLY = new Set((process.env.BENCH_VERIFY_ONLY ?? 'flat,shared,large').split(','));
+const ONLY = new Set((process.env.BENCH_VERIFY_ONLY ?? 'flat,shared,large,egress').split(','));
 const OTHER_LEADS = Number(process.env.BENCH_VERIFY_OTHER_LEADS ?? 1_000_000);
 const LARGE = Number(process.env.BENCH_VERIFY_LARGE ?? 100_000);
 const LARGE_HOSTS = Number(process.env.BENCH_VERIFY_LARGE_HOSTS ?? 2_000);
@@ -49,10 +56,19 @@ const SHARED_HOST = process.env.BENCH_VERIFY_SHARED_HOST ?? 'mx.shared.bench';
 const ORIGIN = 'http://bench.local';
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
 
-const GROUPS: Record<'flat' | 'shared' | 'large', FleetGroup> = {
+const EGRESS_HOST = 'mx.egress.bench';
+const GROUPS: Record<'flat' | 'shared' | 'large' | 'egress', FleetGroup> = {
   flat: { prefix: 'f', domains: 200, perDomain: 50 },
   shared: { prefix: 's', domains: 200, perDomain: 50, shared: 100, sharedHost: SHARED_HOST },
   large: { prefix: 'l', domains: LARGE_HOSTS, perDomain: Math.ceil(LARGE / LARGE_HOSTS) },
+  egress: {
+    prefix: 'e',
+    domains: 80,
+    perDomain: Number(process.env.BENCH_VERIFY_EGRESS_PER_DOMAIN ?? 50),
+    shared: 40,
+    sharedHost: EGRESS_HOST,
+    sharedPipelining: false,
+  },
 };
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -108,7 +124,7 @@ try {
   const temporal = await startScratchTemporal();
   cleanups.unshift(temporal.teardown);
 
-  const groups = (['flat', 'shared', 'large'] as const).filter((g) => ONLY.has(g)).map((g) => GROUPS[g]);
+  const groups = (['flat', 'shared', 'large', 'egress'] as const).filter((g) => ONLY.has(g)).map((g) => GROUPS[g]);
   step(`SMTP fleet: ${groups.map((g) => `${g.domains} ${g.prefix}-domains`).join(', ')}; ${LATENCY_MS} ms per reply`);
   const fleet = fork(path.join(import.meta.dirname, 'support/mail-fleet.ts'), [], {
     env: { ...process.env, FLEET_GROUPS: JSON.stringify(groups), FLEET_LATENCY_MS: String(LATENCY_MS) },
@@ -335,6 +351,72 @@ try {
     const clientRate = LARGE / ((run.ended - run.started) / 1000);
     report.push(
       `            floor: the same sessions with nothing but their round trips, ${config.SMTP_PROBE_CONCURRENCY} at a time: ${(floorMs / 1000).toFixed(2)} s = ${(floorRate / ceiling).toFixed(2)} of the ceiling; the job client-observed at ${(clientRate / floorRate).toFixed(2)} of it (target ≥ 0.85: ${clientRate / floorRate >= 0.85 ? 'OK' : 'MISSED'})`,
+    );
+  }
+
+  if (ONLY.has('egress')) {
+    const group = GROUPS.egress;
+    const count = group.domains * group.perDomain;
+    const emails = addresses(group, count);
+    const onHost = emails.filter((e) => Number(/^\D+\d+@e(\d+)\./.exec(e)?.[1]) < (group.shared ?? 0)).length;
+    const runs: Record<string, number> = {};
+    for (const [egresses, workers] of [
+      [1, 1],
+      [1, 3],
+      [4, 1],
+      [4, 3],
+    ] as const) {
+      const label = `${egresses} egress${egresses > 1 ? 'es' : ''}, ${workers} worker${workers > 1 ? 's' : ''}`;
+      step(`egress: ${label}: starting the processes`);
+      const env: Record<string, string> = {
+        DATABASE_URL: db.url,
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_TASK_QUEUE: `bench-egress-${egresses}-${workers}-${Date.now()}`,
+        APP_ORIGINS: ORIGIN,
+        SMTP_PROBE_PORT: String(world.port),
+        DNS_SERVERS: world.dnsServers.join(','),
+        SMTP_PROBE_HELO: 'bench.local',
+        RATE_LIMIT_BURST: '1000000',
+        SIGNUP_PER_HOUR: '1000',
+        ...(egresses > 1 ? { SMTP_SOURCE_ADDRESSES: Array.from({ length: egresses }, (_, i) => `127.0.0.${11 + i}`).join(',') } : {}),
+      };
+      const processes = await Promise.all([
+        startServiceProcess(env, 'all'),
+        ...Array.from({ length: workers - 1 }, () => startServiceProcess(env, 'worker')),
+      ]);
+      try {
+        const service = processes[0]!;
+        const client = new Agent({ request: (input, init) => fetch(`${service.url}${input}`, init) });
+        client.origin = ORIGIN;
+        const signed = await client.post('/api/auth/signup', {
+          email: `bench-egress-${egresses}-${workers}-${Date.now()}@example.test`,
+          password: 'correct horse battery',
+          organizationName: 'Egress',
+        });
+        if (signed.status !== 201) throw new Error(`signup failed: ${signed.status} ${signed.text}`);
+        const listId = await listOf(client, emails, label);
+        step(`egress: ${label}: job of ${count.toLocaleString('en')} addresses (${onHost.toLocaleString('en')} on ${EGRESS_HOST})`);
+        const run = await clientRun(client, listId);
+        const expectedValid = emails.filter((e) => e.startsWith('user')).length;
+        if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== count - expectedValid)
+          throw new Error(`wrong results: ${JSON.stringify(run.job)}`);
+        const rate = count / ((run.ended - run.started) / 1000);
+        runs[label] = rate;
+        const stats = await ask<{ sharedBySource: Record<string, Record<string, number>> }>('stats');
+        const bySource = stats.sharedBySource[EGRESS_HOST] ?? {};
+        const peak = Math.max(0, ...Object.values(bySource));
+        report.push(
+          `  egress    ${label}: ${count.toLocaleString('en')} addresses in ${((run.ended - run.started) / 1000).toFixed(2)} s client-observed = ${Math.round(rate)}/s; ${EGRESS_HOST} so far: at most ${peak} sessions at once from one address (${Object.entries(bySource).map(([ip, n]) => `${ip} ${n}`).join(', ')}; limit 2: ${peak <= 2 ? 'OK' : 'EXCEEDED'})`,
+        );
+        if (peak > 2) throw new Error(`${EGRESS_HOST} saw ${peak} sessions at once from one address`);
+      } finally {
+        for (const p of processes) await p.kill();
+      }
+    }
+    const ratio = (runs['4 egresses, 1 worker'] ?? 0) / (runs['1 egress, 1 worker'] ?? 1);
+    const workersRatio = (runs['1 egress, 3 workers'] ?? 0) / (runs['1 egress, 1 worker'] ?? 1);
+    report.push(
+      `            4 egresses / 1 egress (1 worker): ${ratio.toFixed(2)}× (target ≥ 3: ${ratio >= 3 ? 'OK' : 'MISSED'}); 3 workers / 1 worker on 1 egress: ${workersRatio.toFixed(2)}× (target ≥ 1: ${workersRatio >= 1 ? 'OK' : 'MISSED'}); 4 egresses, 3 workers / 1 egress, 1 worker: ${((runs['4 egresses, 3 workers'] ?? 0) / (runs['1 egress, 1 worker'] ?? 1)).toFixed(2)}×`,
     );
   }
 

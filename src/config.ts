@@ -1,7 +1,8 @@
+import { isIP } from 'node:net';
 import os from 'node:os';
 import { z } from 'zod';
 import { providerOverridesSchema } from './domain/mx-provider.ts';
-import { socksUrlSchema } from './domain/socks-proxy.ts';
+import { socksUrlListSchema } from './domain/socks-proxy.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const optionalString = z
@@ -108,8 +109,16 @@ const schema = z
     SMTP_GREYLIST_DELAY_MS: int(5_000, 0),
     // Waits before the later attempts of addresses still deferred (4xx) after the in-session ones; empty: none.
     SMTP_GREYLIST_SCHEDULE: durationList('1m,3m,6m,12m'),
-    // socks5://[user:pass@]host:port: the SOCKS5 proxy every probe connection leaves through; absent: direct.
-    SMTP_PROXY: optionalString.pipe(socksUrlSchema.optional()),
+    // Comma list of socks5://[user:pass@]host:port, each one egress of the probe connections; absent: direct.
+    SMTP_PROXY: optionalString.pipe(socksUrlListSchema.optional()),
+    // Comma list of local IP addresses probe connections bind to, each one egress; absent: the system's choice.
+    SMTP_SOURCE_ADDRESSES: optionalString.pipe(
+      z
+        .string()
+        .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+        .pipe(z.array(z.string().refine((ip) => isIP(ip) !== 0, 'expected IP addresses')))
+        .optional(),
+    ),
     // JSON per provider, e.g. {"google":{"connections":10,"proxy":"socks5://…"},"other":{"window":10}}; absent: the built-in table.
     SMTP_PROVIDER_LIMITS: optionalString.transform((value, ctx) => {
       if (value === undefined) return {};

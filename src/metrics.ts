@@ -1,4 +1,4 @@
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 
 /**
  * The process's own counters, recorded where things happen (provider client, credit ledger, SMTP prober) and
@@ -31,5 +31,26 @@ export const rcptReplies = new Counter({
   name: 'smtp_rcpt_replies_total',
   help: 'RCPT replies by what they mean (accepted, mailbox-unknown, temporary, policy, ...) and mail provider of the host',
   labelNames: ['result', 'mx_provider'] as const,
+  registers: [metricsRegistry],
+});
+
+export const smtpOpenSessions = new Gauge({
+  name: 'smtp_open_connections',
+  help: 'SMTP sessions this process has open, by mail provider of the host and egress',
+  labelNames: ['mx_provider', 'egress'] as const,
+  registers: [metricsRegistry],
+});
+
+export const smtpLeaseWaits = new Counter({
+  name: 'smtp_lease_waits_total',
+  help: 'Session leases that had to wait for the shared per-(egress, host) budget, by mail provider and egress',
+  labelNames: ['mx_provider', 'egress'] as const,
+  registers: [metricsRegistry],
+});
+
+export const smtpLeaseWaitSeconds = new Counter({
+  name: 'smtp_lease_wait_seconds_total',
+  help: 'Time spent waiting for session leases of the shared budget, by mail provider and egress',
+  labelNames: ['mx_provider', 'egress'] as const,
   registers: [metricsRegistry],
 });

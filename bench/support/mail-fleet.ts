@@ -6,7 +6,8 @@
  * one-at-a-time processing), except the first `shared` domains, which all name `sharedHost` as MX: a
  * PIPELINING host that answers each command `latencyMs` after it arrived (round-trip bound).
  * `user<k>@` exists, `nobody<k>@` does not. IPC: sends `{ port, dnsServers }` when listening; answers
- * `stats` with the fleet's totals (and the shared hosts' peak sessions) and `stop` by exiting.
+ * `stats` with the fleet's totals (and the shared hosts' peak sessions, overall and per client address) and
+ * `stop` by exiting.
  */
 import type { DomainSpec, HostBehaviour } from '../../test/support/mail-world/index.ts';
 import { startMailWorld } from '../../test/support/mail-world/index.ts';
@@ -17,6 +18,11 @@ export interface FleetGroup {
   perDomain: number;
   shared?: number;
   sharedHost?: string;
+  /**
+   * false: the shared host is an ordinary one (one command at a time, no PIPELINING, every reply L late),
+   * so its per-address limit, not the round trips, bounds what reaches it.
+   */
+  sharedPipelining?: boolean;
 }
 
 const groups = JSON.parse(process.env.FLEET_GROUPS ?? '[]') as FleetGroup[];
@@ -35,11 +41,10 @@ for (const group of groups) {
     Array.from({ length: Math.ceil(group.perDomain / 2) }, (_, k) => `user${k}@${domain}`);
   const shared = domains.slice(0, group.shared ?? 0);
   if (shared.length > 0 && group.sharedHost) {
-    const behaviour: HostBehaviour = {
-      mailboxes: shared.flatMap(mailboxes),
-      latencyMs,
-      roundTripBound: true,
-    };
+    const behaviour: HostBehaviour =
+      group.sharedPipelining === false
+        ? { mailboxes: shared.flatMap(mailboxes), latencyMs, pipelining: false, starttls: false }
+        : { mailboxes: shared.flatMap(mailboxes), latencyMs, roundTripBound: true };
     const ip = nextIp();
     sharedHosts.push(group.sharedHost);
     for (const domain of shared)
@@ -60,6 +65,8 @@ process.on('message', (message: string) => {
       ...world.totals(),
       maxConcurrentSessions: world.maxConcurrentSessions(),
       sharedPeaks: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentSessions ?? 0])),
+      // The fleet's own count of sessions at once per client address: what the budget must hold to.
+      sharedBySource: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentBySource ?? {}])),
     });
   if (message === 'stop') void world.stop().then(() => process.exit(0));
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { socksUrlSchema } from './socks-proxy.ts';
+import { socksUrlListSchema, socksUrlsOf } from './socks-proxy.ts';
 
 /** Mail providers recognised from MX host names (CONTRACT §10 `mxProvider`). */
 export const MX_PROVIDERS = [
@@ -56,7 +56,7 @@ export const providerLimitsSchema = z.object({
  * its hosts instead of `SMTP_PROXY`.
  */
 export const providerOverridesSchema = z
-  .partialRecord(z.enum(MX_PROVIDERS), providerLimitsSchema.partial().extend({ proxy: socksUrlSchema.optional() }).strict())
+  .partialRecord(z.enum(MX_PROVIDERS), providerLimitsSchema.partial().extend({ proxy: socksUrlListSchema.optional() }).strict())
   .refine((value) => Object.keys(value).every((key) => (MX_PROVIDERS as readonly string[]).includes(key)), {
     message: `keys must be among ${MX_PROVIDERS.join(', ')}`,
   });
@@ -89,12 +89,12 @@ export function providerTable(
   return table;
 }
 
-/** The egress URL of each provider's hosts: its own `proxy`, else `SMTP_PROXY`, else none (direct). */
+/** The proxy egresses of each provider's hosts: its own `proxy` list, else `SMTP_PROXY`'s, else none (direct). */
 export function providerProxies(
   overrides: ProviderOverrides = {},
-  proxy: string | undefined = undefined,
-): Record<MxProvider, string | null> {
-  const table = {} as Record<MxProvider, string | null>;
-  for (const provider of MX_PROVIDERS) table[provider] = overrides[provider]?.proxy ?? proxy ?? null;
+  proxies: string | undefined = undefined,
+): Record<MxProvider, readonly string[]> {
+  const table = {} as Record<MxProvider, readonly string[]>;
+  for (const provider of MX_PROVIDERS) table[provider] = socksUrlsOf(overrides[provider]?.proxy ?? proxies ?? '');
   return table;
 }

@@ -52,6 +52,17 @@ export const socksUrlSchema = z.string().superRefine((value, ctx) => {
   if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
 });
 
+/** The URLs of a comma list (`SMTP_PROXY`, a provider's `proxy`), each one egress. */
+export const socksUrlsOf = (value: string): string[] => value.split(',').map((url) => url.trim()).filter(Boolean);
+
+/** A comma list of valid `socks5://` URLs, kept as the string. */
+export const socksUrlListSchema = z.string().superRefine((value, ctx) => {
+  for (const url of socksUrlsOf(value)) {
+    const parsed = parseSocksUrl(url);
+    if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+  }
+});
+
 /** Parses a URL that `socksUrlSchema` already accepted. */
 export function socksProxyOf(value: string): SocksProxy {
   const parsed = parseSocksUrl(value);

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { HotPath } from '../hot-path.ts';
-import type { SmtpEnvironment } from '../smtp/environment.ts';
+import type { EgressEnvironments } from '../smtp/environment.ts';
 
 export type { Scope } from '../domain/scopes.ts';
 
@@ -24,7 +24,7 @@ export interface AppDeps extends HotPath {
   /** The Temporal worker's Prometheus exporter in this process (ROLE=all), appended to `GET /metrics`. */
   workerMetricsUrl?: string;
   /** The resolver and outbound-SMTP checks of the worker in this process (ROLE=all), for `/readyz`. */
-  smtpEnvironment?: SmtpEnvironment;
+  smtpEnvironment?: EgressEnvironments;
 }
 
 export interface AppEnv {

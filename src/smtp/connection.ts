@@ -23,6 +23,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** The egress: this SOCKS5 proxy connects to `ip:port`; direct when absent. */
   proxy?: SocksProxy | null;
+  /** Local address a direct connection binds to (an egress of `SMTP_SOURCE_ADDRESSES`). */
+  localAddress?: string;
 }
 
 /**
@@ -79,7 +81,11 @@ export class SmtpConnection {
       return connectThroughProxy({ ...options, proxy: options.proxy }).then((socket) => new SmtpConnection(socket, options));
     const label = `${options.host}:${options.port}`;
     return new Promise((resolve, reject) => {
-      const socket = netConnect({ host: options.ip, port: options.port });
+      const socket = netConnect({
+        host: options.ip,
+        port: options.port,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      });
       const cleanup = (): void => {
         clearTimeout(timer);
         socket.removeListener('connect', onConnect);

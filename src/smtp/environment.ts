@@ -13,6 +13,8 @@ export interface EnvironmentState {
   dns: DnsHealth;
   smtp: SmtpHealth;
   checkedAt: Date | null;
+  /** Egresses whose outbound SMTP check failed: taken out of use while the others carry on. */
+  blockedEgresses: string[];
 }
 
 /** Reason codes (CONTRACT §10) that start the reason of an address the environment kept from a verdict. */
@@ -39,18 +41,30 @@ export class SmtpEnvironment {
   readonly #canaries: readonly string[];
   readonly #port: number;
   readonly #egress: (host: string) => SocksProxy | null;
-  #state: EnvironmentState = { dns: 'unknown', smtp: 'unknown', checkedAt: null };
+  readonly #localAddress: string | undefined;
+  readonly #carries: (host: string) => boolean;
+  #state: EnvironmentState = { dns: 'unknown', smtp: 'unknown', checkedAt: null, blockedEgresses: [] };
   #validUntil = 0;
   #running: Promise<EnvironmentState> | null = null;
 
   constructor(
     dns: MxResolver,
-    options: { canaryDomains: readonly string[]; port: number; egress?: (host: string) => SocksProxy | null },
+    options: {
+      canaryDomains: readonly string[];
+      port: number;
+      egress?: (host: string) => SocksProxy | null;
+      /** The local address direct checks bind to (an egress of `SMTP_SOURCE_ADDRESSES`). */
+      localAddress?: string;
+      /** Whether probes of this MX host leave this way: only those canaries test this egress. */
+      carries?: (host: string) => boolean;
+    },
   ) {
     this.#dns = dns;
     this.#canaries = options.canaryDomains;
     this.#port = options.port;
     this.#egress = options.egress ?? (() => null);
+    this.#localAddress = options.localAddress;
+    this.#carries = options.carries ?? (() => true);
   }
 
   /** The last state seen, without checking. */
@@ -69,8 +83,9 @@ export class SmtpEnvironment {
     const lookups = await Promise.all(this.#canaries.map((domain) => this.#dns.lookupMx(domain)));
     const hosts = lookups.flatMap((lookup) => (lookup.kind === 'mx' ? [lookup.hosts[0]!.host] : []));
     const dns: DnsHealth = hosts.length > 0 ? 'ok' : lookups.every((l) => l.kind === 'no-mail-host') ? 'unreliable' : 'unknown';
-    const smtp: SmtpHealth = hosts.length === 0 ? 'unknown' : await this.#smtpHealth(hosts);
-    this.#state = { dns, smtp, checkedAt: new Date() };
+    const carried = hosts.filter((host) => this.#carries(host));
+    const smtp: SmtpHealth = carried.length === 0 ? 'unknown' : await this.#smtpHealth(carried);
+    this.#state = { dns, smtp, checkedAt: new Date(), blockedEgresses: [] };
     this.#validUntil = Date.now() + (dns === 'ok' && smtp === 'ok' ? GOOD_FOR_MS : BAD_FOR_MS);
     return this.#state;
   }
@@ -80,7 +95,7 @@ export class SmtpEnvironment {
       hosts.map(async (host): Promise<Greeting> => {
         const resolved = await this.#dns.resolveHost(host);
         if (resolved.kind !== 'addresses') return 'silent';
-        return greeting(host, resolved.addresses[0]!, this.#port, this.#egress(host));
+        return greeting(host, resolved.addresses[0]!, this.#port, this.#egress(host), this.#localAddress);
       }),
     );
     if (greets.includes('greeted')) return 'ok';
@@ -91,7 +106,13 @@ export class SmtpEnvironment {
 type Greeting = 'greeted' | 'silent' | 'proxy-failed';
 
 /** Connects and waits for the first line of a greeting; the connection is closed without a word either way. */
-async function greeting(host: string, address: string, port: number, proxy: SocksProxy | null): Promise<Greeting> {
+async function greeting(
+  host: string,
+  address: string,
+  port: number,
+  proxy: SocksProxy | null,
+  localAddress: string | undefined,
+): Promise<Greeting> {
   let socket: Socket;
   if (proxy) {
     try {
@@ -100,7 +121,7 @@ async function greeting(host: string, address: string, port: number, proxy: Sock
       return error instanceof SmtpProxyError ? 'proxy-failed' : 'silent';
     }
   } else {
-    socket = connect({ host: address, port });
+    socket = connect({ host: address, port, ...(localAddress ? { localAddress } : {}) });
   }
   return new Promise((resolve) => {
     const finish = (ok: boolean) => {
@@ -112,6 +133,60 @@ async function greeting(host: string, address: string, port: number, proxy: Sock
     socket.once('data', (data: Buffer) => finish(/^\d{3}[ -]/.test(data.toString('latin1'))));
     socket.once('end', () => finish(false));
   });
+}
+
+/**
+ * The checks of every egress (CONTRACT §11), each through its own proxy or source address against the canaries
+ * whose provider's probes leave that way (an egress no canary's provider uses stays `unknown`), and what they
+ * mean together: SMTP is `ok` while any egress reaches a mail server, `blocked` when none does; an egress
+ * whose check failed is named in `blockedEgresses` and not used while another is.
+ */
+export class EgressEnvironments {
+  readonly #each: Map<string, SmtpEnvironment>;
+  #state: EnvironmentState = { dns: 'unknown', smtp: 'unknown', checkedAt: null, blockedEgresses: [] };
+
+  constructor(
+    dns: MxResolver,
+    egresses: readonly { name: string; proxy: SocksProxy | null; localAddress?: string; carries: (host: string) => boolean }[],
+    options: { canaryDomains: readonly string[]; port: number },
+  ) {
+    this.#each = new Map(
+      egresses.map((egress) => [
+        egress.name,
+        new SmtpEnvironment(dns, {
+          ...options,
+          egress: () => egress.proxy,
+          carries: egress.carries,
+          ...(egress.localAddress ? { localAddress: egress.localAddress } : {}),
+        }),
+      ]),
+    );
+  }
+
+  get last(): EnvironmentState {
+    return this.#state;
+  }
+
+  /** False only for an egress whose outbound SMTP check failed. */
+  usable(egress: string): boolean {
+    return this.#each.get(egress)?.last.smtp !== 'blocked';
+  }
+
+  async current(): Promise<EnvironmentState> {
+    const names = [...this.#each.keys()];
+    const states = await Promise.all([...this.#each.values()].map((environment) => environment.current()));
+    const dns: DnsHealth = states.some((s) => s.dns === 'ok') ? 'ok' : states.some((s) => s.dns === 'unreliable') ? 'unreliable' : 'unknown';
+    const smtp: SmtpHealth = states.some((s) => s.smtp === 'ok')
+      ? 'ok'
+      : states.length > 0 && states.every((s) => s.smtp === 'blocked')
+        ? 'blocked'
+        : 'unknown';
+    const blockedEgresses = names.filter((_, i) => states[i]?.smtp === 'blocked');
+    const checked = states.map((s) => s.checkedAt?.getTime() ?? 0);
+    const checkedAt = checked.some((t) => t > 0) ? new Date(Math.max(...checked)) : null;
+    this.#state = { dns, smtp, checkedAt, blockedEgresses };
+    return this.#state;
+  }
 }
 
 /** What a state means for the job that saw it (CONTRACT §10 `warnings`). */
@@ -126,6 +201,11 @@ export function environmentWarnings(state: EnvironmentState): JobWarning[] {
     warnings.push({
       code: ENVIRONMENT_REASONS.egressBlocked,
       message: 'Outbound SMTP (port 25) reaches no mail server from this worker; addresses were left Unknown.',
+    });
+  else if (state.blockedEgresses.length > 0)
+    warnings.push({
+      code: ENVIRONMENT_REASONS.egressBlocked,
+      message: `Outbound SMTP (port 25) reaches no mail server from egress ${state.blockedEgresses.join(', ')}; it was taken out of use and the other egresses carried on.`,
     });
   return warnings;
 }

@@ -1,7 +1,7 @@
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
 import type { AttemptTranscript, SessionOpening } from '../domain/smtp-transcript.ts';
-import { rcptReplies, smtpConnections } from '../metrics.ts';
+import { rcptReplies, smtpConnections, smtpOpenSessions } from '../metrics.ts';
 import type { HostLookup } from './dns.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
 import type { FairSlots } from './fair-slots.ts';
@@ -9,6 +9,7 @@ import { HostPacing } from './pacing.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { SmtpSession } from './session.ts';
+import type { SessionLease, SharedBudget } from './shared-budget.ts';
 import type { TlsResumption } from './connection.ts';
 
 /** What a host said about one address, or why it said nothing; `attempt` is its transcript, when one was made. */
@@ -39,6 +40,12 @@ export interface ChannelContext {
   resolveHost: (host: string) => Promise<HostLookup>;
   /** The egress of this channel's sessions: a SOCKS5 proxy, or direct when null. */
   proxy?: SocksProxy | null;
+  /** The local address direct sessions bind to (`SMTP_SOURCE_ADDRESSES`); the system's choice when absent. */
+  localAddress?: string;
+  /** The egress's name: the budget's and the metrics' key. */
+  egress: string;
+  /** The host's budget shared with every worker process; with none, this process's pacing alone decides. */
+  budget?: SharedBudget | null;
 }
 
 interface Item {
@@ -105,13 +112,29 @@ export class HostChannel {
   constructor(host: string, provider: MxProvider, limits: ProviderLimits, ctx: ChannelContext) {
     this.host = host;
     this.provider = provider;
-    this.pacing = new HostPacing(limits);
+    const { budget } = ctx;
+    const key = { egress: ctx.egress, host };
+    this.pacing = new HostPacing(
+      limits,
+      budget
+        ? {
+            throttled: (pauseMs) => budget.throttled(key, pauseMs),
+            recovered: () => budget.recovered(key, limits.connections),
+            learnt: (patience) => budget.learnt(key, patience),
+          }
+        : null,
+    );
     this.#ctx = ctx;
   }
 
   /** Most sessions this channel had open (or opening) at once. */
   get peakSessions(): number {
     return this.#peakSessions;
+  }
+
+  /** Addresses waiting here plus sessions at work: how busy this egress is with the host. */
+  get load(): number {
+    return this.#live() + this.#sessions * this.#ctx.batchSize;
   }
 
   get idle(): boolean {
@@ -189,12 +212,20 @@ export class HostChannel {
 
   async #runSession(): Promise<void> {
     let release: (() => void) | null = null;
+    let lease: SessionLease | null = null;
     let session: SmtpSession | null = null;
+    const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
     try {
       const owner = this.#leastQueuedOwner();
       if (owner === undefined) return;
       release = await this.#ctx.slots.acquire(owner);
       if (this.#live() === 0) return;
+      if (this.#ctx.budget) {
+        const key = { egress: this.#ctx.egress, host: this.host };
+        lease = await this.#ctx.budget.acquire(key, this.pacing.limits, { mx_provider: this.provider }, this.#opening.signal);
+        if (lease === null || this.#live() === 0) return;
+        this.pacing.adopt(lease.allowed, lease.patience);
+      }
       this.#putFirst(owner);
       const opened = await this.#open();
       if (!(opened instanceof SmtpSession)) {
@@ -204,6 +235,7 @@ export class HostChannel {
       }
       session = opened;
       this.#openSessions += 1;
+      smtpOpenSessions.inc(metric);
       // Postfix announces itself by default, and its soft error limit is known: no trial needed.
       if (/\bPostfix\b/i.test(session.greeting.text)) this.pacing.punishesRejections();
       const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#live()) };
@@ -241,8 +273,11 @@ export class HostChannel {
     } finally {
       if (session) {
         this.#openSessions -= 1;
+        smtpOpenSessions.dec(metric);
         await session.quit().catch(() => undefined);
       }
+      // Released before this process asks for the host again: its next session must not find its own old lease.
+      await lease?.release();
       release?.();
       this.#sessions -= 1;
       this.#pump();
@@ -439,6 +474,7 @@ export class HostChannel {
       tls: this.#tls,
       signal: this.#opening.signal,
       proxy: this.#ctx.proxy,
+      ...(this.#ctx.localAddress ? { localAddress: this.#ctx.localAddress } : {}),
     };
     try {
       return await SmtpSession.open(options);

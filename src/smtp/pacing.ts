@@ -28,6 +28,13 @@ const TRIAL_MIN_QUEUE_BUDGETS = 4;
  */
 export type Patience = 'unknown' | 'trial' | 'patient' | 'tarpits';
 
+/** Where what this process learns about a host is told to the other processes (SharedBudget). */
+export interface PacingListener {
+  throttled: (pauseMs: number) => void;
+  recovered: () => void;
+  learnt: (patience: 'patient' | 'tarpits') => void;
+}
+
 /**
  * How many sessions one MX host may have right now and when the next may open. Starts at the
  * provider's limit; each throttling sign (421, a 4.7.x rate or reputation reply, a reset
@@ -45,10 +52,18 @@ export class HostPacing {
   /** Moving average of reply delays (ms), null until the first reply. */
   #usualDelay: number | null = null;
   #patience: Patience = 'unknown';
+  readonly #listener: PacingListener | null;
 
-  constructor(limits: ProviderLimits) {
+  constructor(limits: ProviderLimits, listener: PacingListener | null = null) {
     this.limits = limits;
     this.#allowed = limits.connections;
+    this.#listener = listener;
+  }
+
+  /** What the other processes learnt of the host (its shared budget), taken over when a session is granted. */
+  adopt(allowed: number, patience: 'unknown' | 'patient' | 'tarpits'): void {
+    this.#allowed = Math.max(1, Math.min(this.limits.connections, allowed));
+    if (patience !== 'unknown' && this.#patience !== 'tarpits') this.#patience = patience;
   }
 
   get allowed(): number {
@@ -75,7 +90,10 @@ export class HostPacing {
 
   /** A session's rejections so far, all answered without a tarpit sign: a trial may now be decided. */
   rejectionsAnswered(rejects: number): void {
-    if (this.#patience === 'trial' && rejects >= TRIAL_REJECTS) this.#patience = 'patient';
+    if (this.#patience === 'trial' && rejects >= TRIAL_REJECTS) {
+      this.#patience = 'patient';
+      this.#listener?.learnt('patient');
+    }
   }
 
   /** The trial session ended before deciding anything (a drop, nothing left to ask): try again later. */
@@ -85,6 +103,7 @@ export class HostPacing {
 
   /** The host punishes rejections (a tarpit sign, a hang-up after them, a Postfix banner): budget for good. */
   punishesRejections(): void {
+    if (this.#patience !== 'tarpits') this.#listener?.learnt('tarpits');
     this.#patience = 'tarpits';
   }
 
@@ -104,6 +123,7 @@ export class HostPacing {
     this.#allowed = Math.max(1, Math.floor(this.#allowed / 2));
     const pause = Math.min(MAX_PAUSE_MS, BASE_PAUSE_MS * 2 ** (this.#strikes - 1));
     this.#pausedUntil = Math.max(this.#pausedUntil, now + pause);
+    this.#listener?.throttled(pause);
   }
 
   /** A reply took `delayMs`; returns true when that looks like a tarpit (and counts as a strike). */
@@ -119,8 +139,10 @@ export class HostPacing {
     this.#goodSinceStrike += 1;
     if (this.#good >= GOOD_REPLIES_PER_STEP) {
       this.#good = 0;
-      if (this.#allowed < this.limits.connections) this.#allowed += 1;
-      else this.#strikes = Math.max(0, this.#strikes - 1);
+      if (this.#allowed < this.limits.connections) {
+        this.#allowed += 1;
+        this.#listener?.recovered();
+      } else this.#strikes = Math.max(0, this.#strikes - 1);
     }
     return false;
   }

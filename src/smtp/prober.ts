@@ -6,7 +6,7 @@ import type { AddressFinding, CatchAllVerdict, DomainProbeContext } from './doma
 import { DomainProbe } from './domain-probe.ts';
 import type { MxLookup } from './dns.ts';
 import { MxResolver } from './dns.ts';
-import { ENVIRONMENT_REASONS, SmtpEnvironment } from './environment.ts';
+import { ENVIRONMENT_REASONS } from './environment.ts';
 import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
 import { describeFlags, emailFlags } from './flags.ts';
 import { FairSlots } from './fair-slots.ts';
@@ -19,7 +19,9 @@ import {
   providerProxies,
   providerTable,
 } from '../domain/mx-provider.ts';
-import { type SocksProxy, socksProxyOf, socksUrlSchema } from '../domain/socks-proxy.ts';
+import { type SocksProxy, socksProxyOf, socksUrlListSchema } from '../domain/socks-proxy.ts';
+import { EgressEnvironments } from './environment.ts';
+import type { SharedBudget } from './shared-budget.ts';
 import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
@@ -48,7 +50,9 @@ const optionsSchema = z.object({
   maxRejectsPerSession: z.number().int().positive().default(8),
   rcptPerTransaction: z.number().int().positive().default(100),
   providerLimits: providerOverridesSchema.default({}),
-  proxy: socksUrlSchema.optional(),
+  proxy: socksUrlListSchema.optional(),
+  sourceAddresses: z.array(z.string().refine((ip) => isIP(ip) !== 0, 'expected an IP address')).default([]),
+  budget: z.custom<SharedBudget>().optional(),
   canaryDomains: z.array(z.string().min(1)).default([]),
 });
 type ParsedOptions = z.infer<typeof optionsSchema>;
@@ -160,6 +164,14 @@ function dnsVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>): { result: EmailR
   }
 }
 
+/** One way out to the MX hosts: a SOCKS5 proxy, a local source address, or the system's choice (`direct`). */
+export interface Egress {
+  /** What budgets, metrics, warnings and `/readyz` call it: the proxy's redacted URL, the address, or `direct`. */
+  name: string;
+  proxy: SocksProxy | null;
+  localAddress?: string;
+}
+
 /** Channels kept for their pacing memory; past this many, idle ones are forgotten. */
 const MAX_IDLE_CHANNELS = 10_000;
 
@@ -173,10 +185,10 @@ export class SmtpProber {
   readonly #options: ParsedOptions;
   readonly #slots: FairSlots;
   readonly #providers: Record<MxProvider, ProviderLimits>;
-  readonly #egress: Record<MxProvider, SocksProxy | null>;
+  readonly #egresses: Record<MxProvider, readonly Egress[]>;
   readonly #channels = new Map<string, HostChannel>();
   readonly #dns: MxResolver;
-  readonly #environment: SmtpEnvironment;
+  readonly #environment: EgressEnvironments;
 
   constructor(options: SmtpProberOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -194,22 +206,33 @@ export class SmtpProber {
       parsed.data.maxRejectsPerSession,
     );
     const urls = providerProxies(parsed.data.providerLimits, parsed.data.proxy);
-    this.#egress = Object.fromEntries(
-      Object.entries(urls).map(([provider, url]) => [provider, url === null ? null : socksProxyOf(url)]),
-    ) as Record<MxProvider, SocksProxy | null>;
+    const direct: Egress[] =
+      parsed.data.sourceAddresses.length > 0
+        ? parsed.data.sourceAddresses.map((ip) => ({ name: ip, proxy: null, localAddress: ip }))
+        : [{ name: 'direct', proxy: null }];
+    this.#egresses = {} as Record<MxProvider, readonly Egress[]>;
+    for (const [provider, list] of Object.entries(urls) as [MxProvider, readonly string[]][]) {
+      const proxies = list.map((url) => socksProxyOf(url));
+      this.#egresses[provider] = proxies.length > 0 ? proxies.map((proxy) => ({ name: proxy.redacted, proxy })) : direct;
+    }
     this.#dns = new MxResolver({
       timeoutMs: parsed.data.timeoutMs,
       ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
     });
-    this.#environment = new SmtpEnvironment(this.#dns, {
+    const all = new Map<string, Egress>();
+    for (const list of Object.values(this.#egresses)) for (const egress of list) all.set(egress.name, egress);
+    const carriers = [...all.values()].map((egress) => ({
+      ...egress,
+      carries: (host: string) => this.egressesOf(host).some((e) => e.name === egress.name),
+    }));
+    this.#environment = new EgressEnvironments(this.#dns, carriers, {
       canaryDomains: parsed.data.canaryDomains,
       port: parsed.data.port,
-      egress: (host) => this.egressOf(host),
     });
   }
 
   /** The resolver and outbound-SMTP checks this instance's verdicts depend on (CONTRACT §10). */
-  get environment(): SmtpEnvironment {
+  get environment(): EgressEnvironments {
     return this.#environment;
   }
 
@@ -223,25 +246,41 @@ export class SmtpProber {
     return this.#providers[provider];
   }
 
-  /** The SOCKS5 proxy that connections to `host` leave through (by its provider), null when direct. */
-  egressOf(host: string): SocksProxy | null {
-    return this.#egress[providerOfHost(host)];
+  /** The egresses that connections to `host` may leave through (by its provider). */
+  egressesOf(host: string): readonly Egress[] {
+    return this.#egresses[providerOfHost(host)];
   }
 
-  /** Most sessions ever open at once to `host` through this instance (0 if never used). */
+  /** Most sessions ever open at once to `host` through this instance, per egress, the largest (0 if never used). */
   peakSessions(host: string): number {
-    return this.#channels.get(this.#channelKey(host.toLowerCase()))?.peakSessions ?? 0;
+    const name = host.toLowerCase();
+    return Math.max(0, ...this.egressesOf(name).map((egress) => this.#channels.get(this.#channelKey(name, egress))?.peakSessions ?? 0));
   }
 
-  // Limits and pacing hold per host and egress: the same host behind another proxy is another client to it.
-  #channelKey(host: string): string {
-    const proxy = this.egressOf(host);
-    return proxy ? `${host} via ${proxy.redacted}` : host;
+  // Limits and pacing hold per host and egress: the same host from another address is another client to it.
+  #channelKey(host: string, egress: Egress): string {
+    return `${host} via ${egress.name}`;
   }
 
+  /**
+   * The channel a domain's round on `name` uses: of the egresses whose checks did not fail, the least busy
+   * with this host. A job's domains thus spread over the egresses; one domain's addresses stay on one.
+   */
   #channel(name: string): HostChannel {
     const host = name.toLowerCase();
-    const key = this.#channelKey(host);
+    const egresses = this.egressesOf(host);
+    const usable = egresses.filter((egress) => this.#environment.usable(egress.name));
+    let best: HostChannel | undefined;
+    for (const egress of usable.length > 0 ? usable : egresses) {
+      const channel = this.#egressChannel(host, egress);
+      if (best === undefined || channel.load < best.load) best = channel;
+    }
+    if (!best) throw new Error(`no egress for ${host}`);
+    return best;
+  }
+
+  #egressChannel(host: string, egress: Egress): HostChannel {
+    const key = this.#channelKey(host, egress);
     let channel = this.#channels.get(key);
     if (!channel) {
       if (this.#channels.size >= MAX_IDLE_CHANNELS) {
@@ -258,7 +297,10 @@ export class SmtpProber {
         batchSize: o.rcptPerTransaction,
         slots: this.#slots,
         resolveHost: (mx) => this.#dns.resolveHost(mx),
-        proxy: this.#egress[provider],
+        proxy: egress.proxy,
+        ...(egress.localAddress ? { localAddress: egress.localAddress } : {}),
+        egress: egress.name,
+        budget: o.budget ?? null,
       });
       this.#channels.set(key, channel);
     }

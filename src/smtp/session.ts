@@ -25,6 +25,8 @@ export interface SessionOptions {
   tls?: TlsResumption;
   /** The egress: a SOCKS5 proxy, or direct when absent. */
   proxy?: SocksProxy | null;
+  /** Local address a direct connection binds to. */
+  localAddress?: string;
 }
 
 const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;

@@ -1,6 +1,7 @@
 import type { EmailResult } from '../domain/lead.ts';
 import type { MxProvider, ProviderOverrides } from '../domain/mx-provider.ts';
 import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
+import type { SharedBudget } from './shared-budget.ts';
 
 export type { EmailResult };
 
@@ -63,8 +64,12 @@ export interface SmtpProberOptions {
   perHost: number;
   /** Per provider overrides of the built-in limits table and of the egress (`SMTP_PROVIDER_LIMITS`). */
   providerLimits?: ProviderOverrides;
-  /** `socks5://[user:pass@]host:port`: the SOCKS5 proxy every probe connection leaves through (`SMTP_PROXY`); direct when absent. */
+  /** Comma list of `socks5://[user:pass@]host:port` URLs, each one egress of the probe connections (`SMTP_PROXY`); direct when absent. */
   proxy?: string;
+  /** Local IP addresses direct probe connections bind to, each one egress (`SMTP_SOURCE_ADDRESSES`). */
+  sourceAddresses?: string[];
+  /** The per-(egress, host) budget shared by every worker process; absent: this instance's limits alone. */
+  budget?: SharedBudget;
   /** Rejected RCPTs after which a session ends and the rest continue on another (default 8). */
   maxRejectsPerSession?: number;
   /** RCPTs per mail transaction (default 100). */

@@ -94,6 +94,10 @@ describe('GET /metrics', () => {
     expect(value(text, 'smtp_connections_total', { outcome: 'opened', mx_provider: 'other' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'smtp_rcpt_replies_total', { result: 'accepted', mx_provider: 'other' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'smtp_rcpt_replies_total', { result: 'mailbox-unknown', mx_provider: 'other' })).toBeGreaterThanOrEqual(1);
+    // Sessions open now, per provider and egress (the job is over: none), and the shared budget's lease waits.
+    expect(value(text, 'smtp_open_connections', { mx_provider: 'other', egress: 'direct' })).toBe(0);
+    expect(text).toMatch(/^# TYPE smtp_lease_waits_total counter$/m);
+    expect(text).toMatch(/^# TYPE smtp_lease_wait_seconds_total counter$/m);
 
     // Log lines written inside an activity carry its workflow and job.
     const finished = service.output().split('\n').find((line) => line.includes('"msg":"scrape job finished"'));

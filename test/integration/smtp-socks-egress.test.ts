@@ -228,8 +228,8 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
     ]);
     expect(clientsSince('mx.acme.test', acmeBefore)).toEqual([OPEN_BIND]);
     expect(clientsSince('aspmx.l.google.com', googleBefore)).toEqual([GOOGLE_BIND]);
-    expect(prober.egressOf('aspmx.l.google.com')?.redacted).toBe(google.url);
-    expect(prober.egressOf('mx.acme.test')?.redacted).toBe(open.url);
+    expect(prober.egressesOf('aspmx.l.google.com').map((egress) => egress.name)).toEqual([google.url]);
+    expect(prober.egressesOf('mx.acme.test').map((egress) => egress.name)).toEqual([open.url]);
     // Limits and pacing are kept per host and egress, and found by the host's name.
     expect(prober.peakSessions('aspmx.l.google.com')).toBeGreaterThan(0);
   });
@@ -244,7 +244,7 @@ describe('SMTP probes through a SOCKS5 proxy (SMTP_PROXY)', () => {
     ]);
     expect(clientsSince('mx.acme.test', acmeBefore)).not.toContain(AUTH_BIND);
     expect(clientsSince('aspmx.l.google.com', googleBefore)).toEqual([AUTH_BIND]);
-    expect(prober.egressOf('mx.acme.test')).toBeNull();
+    expect(prober.egressesOf('mx.acme.test')).toEqual([{ name: 'direct', proxy: null }]);
   });
 
   it('refuses a proxy URL that is not socks5://[user:pass@]host:port, without repeating it', () => {

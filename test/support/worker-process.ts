@@ -17,6 +17,8 @@ export interface ServiceProcess {
   rss(): Promise<number>;
   /** Starts the peak over from the current RSS (Linux `clear_refs` 5). */
   resetPeakRss(): Promise<void>;
+  /** Its process id (what a worker's SMTP leases name it by). */
+  pid: number;
   output(): string;
 }
 export type WorkerProcess = ServiceProcess;
@@ -60,10 +62,11 @@ export async function startServiceProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const awaited = new Set([...(role !== 'api' ? ['"worker running"'] : []), ...(role !== 'worker' ? ['"api listening"'] : [])]);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${role} process not ready in ${readyTimeoutMs} ms:\n${lines.join('\n')}`)),
-      readyTimeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running behind a failed start: nobody holds it to kill it later.
+      child.kill('SIGKILL');
+      reject(new Error(`${role} process not ready in ${readyTimeoutMs} ms:\n${lines.join('\n')}`));
+    }, readyTimeoutMs);
     const onLine = (line: string) => {
       lines.push(line);
       if (lines.length > 500) lines.shift();
@@ -90,6 +93,7 @@ export async function startServiceProcess(
     peakRss: () => statusBytes(child.pid!, 'VmHWM'),
     rss: () => statusBytes(child.pid!, 'VmRSS'),
     resetPeakRss: () => writeFile(`/proc/${child.pid}/clear_refs`, '5'),
+    pid: child.pid ?? 0,
     output: () => lines.join('\n'),
   };
 }

@@ -47,3 +47,36 @@ describe('HostPacing rejection budget', () => {
     expect(pacing.patience).toBe('unknown');
   });
 });
+
+describe('HostPacing and the budget shared with other processes', () => {
+  it('tells what it learns (throttling and its pause, a session won back, patience) and takes over what others learnt', () => {
+    const told: string[] = [];
+    const pacing = new HostPacing(
+      { ...limits, connections: 4 },
+      {
+        throttled: (pauseMs) => told.push(`throttled ${pauseMs}`),
+        recovered: () => told.push('recovered'),
+        learnt: (patience) => told.push(`learnt ${patience}`),
+      },
+    );
+    pacing.throttled(0);
+    expect(pacing.allowed).toBe(2);
+    for (let i = 0; i < 50; i += 1) pacing.replied(10, 1_000 + i);
+    expect(pacing.allowed).toBe(3);
+    pacing.sessionBudget(100);
+    pacing.rejectionsAnswered(TRIAL_REJECTS);
+    pacing.punishesRejections();
+    expect(told).toEqual(['throttled 250', 'recovered', 'learnt patient', 'learnt tarpits']);
+
+    // Another process halved the host and found it patient: this one follows, within its own limit.
+    const other = new HostPacing({ ...limits, connections: 4 });
+    other.adopt(1, 'patient');
+    expect([other.allowed, other.patience]).toEqual([1, 'patient']);
+    other.adopt(9, 'unknown');
+    expect([other.allowed, other.patience]).toEqual([4, 'patient']);
+    // What a process saw itself (a tarpit) is not undone by another's older news.
+    other.punishesRejections();
+    other.adopt(4, 'patient');
+    expect(other.patience).toBe('tarpits');
+  });
+});

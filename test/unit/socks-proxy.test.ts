@@ -53,11 +53,26 @@ describe('a provider proxy in SMTP_PROVIDER_LIMITS', () => {
     });
     expect(c.SMTP_PROVIDER_LIMITS).toEqual({ google: { connections: 3, proxy: 'socks5://g:pw@10.0.0.1:1080' } });
     const egress = providerProxies(c.SMTP_PROVIDER_LIMITS, c.SMTP_PROXY);
-    expect(egress.google).toBe('socks5://g:pw@10.0.0.1:1080');
-    expect(egress.other).toBe('socks5://127.0.0.1:1080');
-    expect(providerProxies(c.SMTP_PROVIDER_LIMITS).microsoft).toBeNull();
+    expect(egress.google).toEqual(['socks5://g:pw@10.0.0.1:1080']);
+    expect(egress.other).toEqual(['socks5://127.0.0.1:1080']);
+    expect(providerProxies(c.SMTP_PROVIDER_LIMITS).microsoft).toEqual([]);
     // The limits table holds limits only: the proxy, password and all, stays out of it.
     expect(providerTable(2, c.SMTP_PROVIDER_LIMITS).google).toEqual({ connections: 3, connectIntervalMs: 100, window: 25, rejectsPerSession: 8 });
+  });
+
+  it('takes comma lists of proxies, each one egress, and refuses a bad one among them', () => {
+    const c = loadConfig({
+      SMTP_PROXY: 'socks5://127.0.0.1:1080, socks5://u:pw@127.0.0.2:1080',
+      SMTP_PROVIDER_LIMITS: '{"google":{"proxy":"socks5://10.0.0.1:1080,socks5://10.0.0.2:1080"}}',
+      SMTP_SOURCE_ADDRESSES: '127.0.0.2, 127.0.0.3',
+    });
+    const egress = providerProxies(c.SMTP_PROVIDER_LIMITS, c.SMTP_PROXY);
+    expect(egress.google).toEqual(['socks5://10.0.0.1:1080', 'socks5://10.0.0.2:1080']);
+    expect(egress.other).toEqual(['socks5://127.0.0.1:1080', 'socks5://u:pw@127.0.0.2:1080']);
+    expect(c.SMTP_SOURCE_ADDRESSES).toEqual(['127.0.0.2', '127.0.0.3']);
+    expect(() => loadConfig({ SMTP_PROXY: 'socks5://127.0.0.1:1080,http://u:hunter2@h:1' })).toThrow(/SMTP_PROXY: the scheme must be socks5/);
+    expect(() => loadConfig({ SMTP_PROXY: 'socks5://127.0.0.1:1080,http://u:hunter2@h:1' })).not.toThrow(/hunter2/);
+    expect(() => loadConfig({ SMTP_SOURCE_ADDRESSES: '127.0.0.2,mail.example' })).toThrow(/SMTP_SOURCE_ADDRESSES/);
   });
 
   it('refuses a bad provider proxy, naming the variable and the provider', () => {

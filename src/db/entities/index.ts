@@ -9,6 +9,8 @@ import { List } from './list.ts';
 import { LoginFailure } from './login-failure.ts';
 import { Organization } from './organization.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
+import { SmtpHostBudget } from './smtp-host-budget.ts';
+import { SmtpLease } from './smtp-lease.ts';
 import { ScrapeItem } from './scrape-item.ts';
 import { ScrapeJob } from './scrape-job.ts';
 import { Session } from './session.ts';
@@ -29,10 +31,11 @@ export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, Rate
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSmtpSession, VerificationSpend };
 export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRequest };
 export { ScrapeItem, ScrapeJob };
+export { SmtpHostBudget, SmtpLease };
 export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
 export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
   VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, VerificationSmtpSession, ScrapeJob, ScrapeItem,
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
-  VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery];
+  VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery, SmtpHostBudget, SmtpLease];

@@ -8,6 +8,7 @@ const Ready = z.object({
   temporal: z.enum(['ok', 'down']),
   smtp: z.enum(['ok', 'blocked', 'unknown']).openapi({ description: "Outbound SMTP as this process's worker last saw it; `unknown` without a worker here" }),
   dns: z.enum(['ok', 'unreliable', 'unknown']).openapi({ description: "The resolver as this process's worker last saw it (canary domains); never fails readiness" }),
+  smtpEgressesBlocked: z.array(z.string()).openapi({ description: 'Egresses (CONTRACT §11) whose outbound SMTP check failed and are out of use; empty when none or without a worker here' }),
   sandbox: z.array(z.string()).optional().openapi({ description: 'What the development sandbox stands in for (npm run dev without keys); absent otherwise' }),
 });
 
@@ -39,7 +40,11 @@ export const healthRoutes = createRouter()
       const environment = c.var.deps.smtpEnvironment;
       // A stale state is checked again in the background; the answer reports the last one seen.
       environment?.current().catch(() => undefined);
-      const { smtp, dns } = environment?.last ?? { smtp: 'unknown' as const, dns: 'unknown' as const };
+      const { smtp, dns, blockedEgresses: smtpEgressesBlocked } = environment?.last ?? {
+        smtp: 'unknown' as const,
+        dns: 'unknown' as const,
+        blockedEgresses: [],
+      };
       const signal = AbortSignal.timeout(READY_DEADLINE_MS);
       const [db, tmp] = await Promise.allSettled([
         withinDeadline(signal, orm.em.getConnection().execute('select 1')),
@@ -50,8 +55,8 @@ export const healthRoutes = createRouter()
       ]);
       const database = db.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
       const temporalState = tmp.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
-      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, smtp, dns, ...sandbox }, 200);
-      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, smtp, dns, ...sandbox }, 503);
+      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, smtp, dns, smtpEgressesBlocked, ...sandbox }, 200);
+      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, smtp, dns, smtpEgressesBlocked, ...sandbox }, 503);
     },
   );
 

@@ -47,6 +47,7 @@ function emptyStats(): HostStats {
     sessions: 0,
     activeSessions: 0,
     maxConcurrentSessions: 0,
+    maxConcurrentBySource: {},
     rcpts: [],
     dataCommands: 0,
     tlsSessions: 0,
@@ -66,6 +67,8 @@ class SessionBook {
   readonly #hostGauge = new SessionGauge();
   readonly #worldGauge: SessionGauge;
   readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket; finish: () => void }>();
+  readonly #bySource = new Map<string, SessionGauge>();
+  readonly #sourceOf = new WeakMap<SessionRecord, string>();
   readonly sockets = new Set<Socket>();
 
   constructor(worldGauge: SessionGauge) {
@@ -86,6 +89,12 @@ class SessionBook {
     this.stats.log.push(record);
     this.#hostGauge.open();
     this.#worldGauge.open();
+    const source = socket.remoteAddress ?? '';
+    this.#sourceOf.set(record, source);
+    const gauge = this.#bySource.get(source) ?? new SessionGauge();
+    this.#bySource.set(source, gauge);
+    gauge.open();
+    this.stats.maxConcurrentBySource[source] = gauge.max;
     this.#sync();
     socket.on('error', () => undefined);
     socket.once('close', finish);
@@ -120,6 +129,7 @@ class SessionBook {
   end(record: SessionRecord): void {
     if (record.ended) return;
     record.ended = true;
+    this.#bySource.get(this.#sourceOf.get(record) ?? '')?.close();
     this.#hostGauge.close();
     this.#worldGauge.close();
     this.#sync();
@@ -284,7 +294,8 @@ async function startSmtpHost(
     authOptional: true,
     disableReverseLookup: true,
     closeTimeout: 50,
-    onConnect(_session, callback) {
+    onConnect(session, callback) {
+      if (behaviour.dropFrom?.includes(session.remoteAddress)) return;
       later(() =>
         callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null),
       );

@@ -17,6 +17,11 @@ export interface HostBehaviour {
   policyBlock?: boolean;
   /** Accept the TCP connection and never send a greeting (a raw TCP server). */
   silent?: boolean;
+  /**
+   * Clients from these addresses get a connection that never greets, as behind a filter that drops their
+   * port-25 traffic (an egress whose outbound SMTP is blocked).
+   */
+  dropFrom?: readonly string[];
   /** Nothing listens on the host's address. */
   refused?: boolean;
   /** 421 4.3.2 instead of the 220 greeting. */
@@ -101,6 +106,11 @@ export interface HostStats {
   /** Sessions open right now (a session ends at QUIT or when the connection closes). */
   activeSessions: number;
   maxConcurrentSessions: number;
+  /**
+   * Most sessions open at once from each client address (what a provider limits per sending IP): the
+   * fleet's own count, so a test of the shared budget does not take the prober's word for it.
+   */
+  maxConcurrentBySource: Record<string, number>;
   /** Every RCPT TO address, in order. */
   rcpts: string[];
   /** DATA or BDAT commands received: a prober must never send any. */

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pool } from 'pg';
+import {
+  acquireLease,
+  type BudgetKey,
+  learnPatience,
+  recoverHost,
+  releaseLease,
+  renewLeases,
+  type SharedPatience,
+  throttleHost,
+} from '../db/repos/smtp-budget.ts';
+import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
+import { log } from '../log.ts';
+import { smtpLeaseWaits, smtpLeaseWaitSeconds } from '../metrics.ts';
+
+export type { BudgetKey, SharedPatience } from '../db/repos/smtp-budget.ts';
+
+/** CONTRACT §11: a dead worker's share is back within 30 s; leases are renewed every third of this. */
+export const LEASE_TTL_MS = 15_000;
+/** How often a full host is asked again (jittered): a released slot is taken within about this long. */
+const FULL_POLL_MS = 100;
+/** A database that does not answer is asked again this often; sessions wait meanwhile. */
+const DOWN_RETRY_MS = 500;
+
+export interface SessionLease {
+  /** The host's shared state when the lease was granted. */
+  allowed: number;
+  patience: SharedPatience;
+  /** Settles once the slot is free for every process (or the release failed: then the lease expires). */
+  release: () => Promise<void>;
+}
+
+/**
+ * The cross-process half of a host's politeness (CONTRACT §11), held in PostgreSQL: one lease per SMTP
+ * session, renewed while the session lives, and the adaptive state every process learns from. The
+ * in-process half (HostPacing, FairSlots) still orders who waits; this decides who may open.
+ */
+export class SharedBudget {
+  readonly #pool: Pool;
+  readonly #holder: string;
+  readonly #ttlMs: number;
+  readonly #held = new Set<string>();
+  #renewer: NodeJS.Timeout | null = null;
+
+  constructor(pool: Pool, options: { holder?: string; ttlMs?: number } = {}) {
+    this.#pool = pool;
+    this.#holder = (options.holder ?? `${hostname()} pid ${process.pid}`).slice(0, 100);
+    this.#ttlMs = options.ttlMs ?? LEASE_TTL_MS;
+  }
+
+  /** Leases this process holds now. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /**
+   * Waits until the host's budget (for this egress, across every process) lets one more session open and
+   * takes a lease for it; null once `signal` aborts. A database that is down is waited for, not failed on.
+   */
+  async acquire(
+    key: BudgetKey,
+    limits: ProviderLimits,
+    labels: { mx_provider: MxProvider },
+    signal: AbortSignal,
+  ): Promise<SessionLease | null> {
+    const started = Date.now();
+    let waited = false;
+    const metric = { ...labels, egress: key.egress };
+    try {
+      for (;;) {
+        if (signal.aborted) return null;
+        const id = randomUUID();
+        let delay: number;
+        try {
+          const answer = await acquireLease(this.#pool, key, limits, { id, holder: this.#holder, ttlMs: this.#ttlMs });
+          if (answer.waitMs === 0) {
+            if (signal.aborted) {
+              void releaseLease(this.#pool, id).catch(() => undefined);
+              return null;
+            }
+            return this.#take(id, answer.allowed, answer.patience);
+          }
+          delay = answer.waitMs > 0 ? answer.waitMs : FULL_POLL_MS * (0.5 + Math.random());
+        } catch (error) {
+          log.warn('SMTP lease: the database did not answer; waiting', { error: String(error), host: key.host });
+          delay = DOWN_RETRY_MS;
+        }
+        if (!waited) smtpLeaseWaits.inc(metric);
+        waited = true;
+        await sleep(delay, undefined, { signal }).catch(() => undefined);
+      }
+    } finally {
+      if (waited) smtpLeaseWaitSeconds.inc(metric, (Date.now() - started) / 1000);
+    }
+  }
+
+  #take(id: string, allowed: number, patience: SharedPatience): SessionLease {
+    this.#held.add(id);
+    this.#renewer ??= setInterval(() => this.#renew(), Math.floor(this.#ttlMs / 3)).unref();
+    return {
+      allowed,
+      patience,
+      release: async () => {
+        if (!this.#held.delete(id)) return;
+        if (this.#held.size === 0 && this.#renewer) {
+          clearInterval(this.#renewer);
+          this.#renewer = null;
+        }
+        // A release that fails is covered by the lease's expiry.
+        await releaseLease(this.#pool, id).catch(() => undefined);
+      },
+    };
+  }
+
+  #renew(): void {
+    renewLeases(this.#pool, [...this.#held], this.#ttlMs).catch((error: unknown) =>
+      log.warn('SMTP lease renewal failed; retried at the next tick', { error: String(error) }),
+    );
+  }
+
+  /** The host showed a throttling sign: every process's sessions there halve and pause. */
+  throttled(key: BudgetKey, pauseMs: number): void {
+    throttleHost(this.#pool, key, Math.round(pauseMs)).catch((error: unknown) => log.warn('SMTP budget update failed', { error: String(error) }));
+  }
+
+  recovered(key: BudgetKey, limit: number): void {
+    recoverHost(this.#pool, key, limit).catch((error: unknown) => log.warn('SMTP budget update failed', { error: String(error) }));
+  }
+
+  learnt(key: BudgetKey, patience: 'patient' | 'tarpits'): void {
+    learnPatience(this.#pool, key, patience).catch((error: unknown) => log.warn('SMTP budget update failed', { error: String(error) }));
+  }
+}

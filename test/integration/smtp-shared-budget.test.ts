@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { acquireLease } from '../../src/db/repos/smtp-budget.ts';
+import { environmentWarnings } from '../../src/smtp/environment.ts';
+import type { SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
+import { SharedBudget } from '../../src/smtp/shared-budget.ts';
+import { smtpLeaseWaits } from '../../src/metrics.ts';
+import type { HostBehaviour, MailHost, MailWorld, MxSpec } from '../support/mail-world/index.ts';
+import { startMailWorld } from '../support/mail-world/index.ts';
+import { hostOf, testProber } from '../support/mail-world/prober.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+
+/**
+ * The per-(egress, MX host) budget every worker process shares (CONTRACT §11). Each "process" here is a
+ * prober with its own PostgreSQL pool and lease holder: what separates processes as far as the budget can
+ * tell. The mail hosts count their own sessions per client address; the probers' word is never taken.
+ */
+
+const known = (domain: string, n: number) => Array.from({ length: n }, (_, k) => `user${k}@${domain}`);
+const unknown = (domain: string, n: number) => Array.from({ length: n }, (_, k) => `nobody${k}@${domain}`);
+const domains = (prefix: string, n: number) => Array.from({ length: n }, (_, k) => `${prefix}${k}.test`);
+
+const SHARED = domains('s', 9);
+const TWO_SOURCES = domains('two', 8);
+const DROPPED = domains('e', 4);
+const RESTART = domains('r', 4);
+const DEAD = 'dead.test';
+
+function hostFor(host: string, ip: string, served: readonly string[], extra: HostBehaviour = {}): MxSpec {
+  return {
+    host,
+    preference: 10,
+    ip,
+    // Slow replies keep sessions open long enough to overlap: a budget that leaks shows.
+    behaviour: { mailboxes: served.flatMap((d) => known(d, 10)), starttls: false, latencyMs: 15, ...extra },
+  };
+}
+
+let world: MailWorld;
+const pools: pg.Pool[] = [];
+let db: pg.Pool;
+
+/** One worker process as far as the budget can tell: its own pool and holder. */
+function processBudget(options: { ttlMs?: number; connectionString?: string } = {}): SharedBudget {
+  const pool = new pg.Pool({ connectionString: options.connectionString ?? inject('databaseUrl'), max: 4 });
+  pool.on('error', () => undefined);
+  pools.push(pool);
+  return new SharedBudget(pool, { holder: `test ${randomUUID()}`, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
+}
+
+const proberFor = (overrides: Partial<SmtpProberOptions>): SmtpProber => testProber(world, { timeoutMs: 5_000, ...overrides });
+const host = (name: string): MailHost => hostOf(world, name);
+
+async function probeAll(prober: SmtpProber, names: readonly string[], perDomain = 10) {
+  const outcomes = await Promise.all(
+    names.map((domain) => prober.probeDomain(domain, [...known(domain, perDomain), ...unknown(domain, 2)])),
+  );
+  return outcomes.flatMap((o) => o.outcomes.map((x) => [x.email, x.result]));
+}
+
+const expected = (names: readonly string[], perDomain = 10) =>
+  names.flatMap((domain) => [
+    ...known(domain, perDomain).map((email) => [email, 'Valid']),
+    ...unknown(domain, 2).map((email) => [email, 'Invalid']),
+  ]);
+
+/** Leases of `hostName` that still count (expired ones are deleted lazily, by the next acquire there). */
+async function leasesOf(hostName: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'select count(*)::int as n from smtp_lease where host = $1 and expires_at > clock_timestamp()',
+    [hostName],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
+  const shared = hostFor('mx.shared.test', '127.0.0.130', SHARED);
+  const two = hostFor('mx.two.test', '127.0.0.131', TWO_SOURCES, { latencyMs: 30 });
+  const dropped = hostFor('mx.dropped.test', '127.0.0.132', DROPPED, { dropFrom: ['127.0.0.3'] });
+  const canary = hostFor('mx.canary.test', '127.0.0.133', [], { dropFrom: ['127.0.0.3'] });
+  const throttling = hostFor('mx.throttle.test', '127.0.0.134', ['t.test'], { closeAfterCommands: 4 });
+  const restart = hostFor('mx.restart.test', '127.0.0.135', RESTART, { latencyMs: 30 });
+  const dead = hostFor('mx.dead-holder.test', '127.0.0.136', [DEAD]);
+  world = await startMailWorld({
+    domains: {
+      ...Object.fromEntries(SHARED.map((d) => [d, { mx: [shared] }])),
+      ...Object.fromEntries(TWO_SOURCES.map((d) => [d, { mx: [two] }])),
+      ...Object.fromEntries(DROPPED.map((d) => [d, { mx: [dropped] }])),
+      ...Object.fromEntries(RESTART.map((d) => [d, { mx: [restart] }])),
+      'canary.test': { mx: [canary] },
+      't.test': { mx: [throttling] },
+      [DEAD]: { mx: [dead] },
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const pool of pools) await pool.end();
+  await db?.end();
+  await world?.stop();
+});
+
+describe('one budget per (egress, MX host) across processes', () => {
+  it('three processes on one host of limit 2 never hold more than 2 sessions from one address together', async () => {
+    const probers = [0, 1, 2].map(() => proberFor({ budget: processBudget() }));
+    // Each process has three domains of the shared host: 36 addresses, far more than one session's worth.
+    const results = await Promise.all(probers.map((prober, i) => probeAll(prober, SHARED.slice(i * 3, i * 3 + 3))));
+    expect(results.flat()).toEqual(expected(SHARED));
+    const stats = host('mx.shared.test').stats;
+    expect(Object.keys(stats.maxConcurrentBySource)).toEqual(['127.0.0.1']);
+    expect(stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
+    // Every process had sessions there: the limit was shared, not won by one of them.
+    for (const prober of probers) expect(prober.peakSessions('mx.shared.test')).toBeGreaterThan(0);
+    await until(async () => (await leasesOf('mx.shared.test')) === 0, 10_000, 'leases released');
+  });
+
+  it('the leases of a process that died holding them count until they expire, then the host is free again', async () => {
+    // A process took both slots of the host and died: nobody renews or releases its leases.
+    const ttlMs = 2_000;
+    const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
+    pools.push(pool);
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await acquireLease(
+        pool,
+        { egress: 'direct', host: 'mx.dead-holder.test' },
+        { connections: 2, connectIntervalMs: 0 },
+        { id: randomUUID(), holder: 'killed', ttlMs },
+      );
+      expect(answer.waitMs).toBe(0);
+    }
+    const taken = Date.now();
+    const prober = proberFor({ budget: processBudget() });
+    expect(await probeAll(prober, [DEAD])).toEqual(expected([DEAD]));
+    // Nothing reached the host before the dead process's leases ran out.
+    expect(Date.now() - taken).toBeGreaterThanOrEqual(ttlMs - 100);
+    expect(host('mx.dead-holder.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
+    await until(async () => (await leasesOf('mx.dead-holder.test')) === 0, 10_000, 'leases released');
+    // The wait shows in /metrics, by provider and egress.
+    const waits = (await smtpLeaseWaits.get()).values.find((v) => v.labels.egress === 'direct' && v.labels.mx_provider === 'other');
+    expect(waits?.value).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a 421 seen by one process halves the host for the others, and its pause holds them back', async () => {
+    const first = proberFor({ budget: processBudget() });
+    // The host says 421 after 4 commands of a session: the first process learns it is throttled.
+    await first.probeDomain('t.test', known('t.test', 10));
+    // The first process tells the others as it goes (no round trip on its sessions' path): awaited here.
+    await until(
+      async () => {
+        const { rows } = await db.query<{ allowed: number }>(
+          "select allowed from smtp_host_budget where egress = 'direct' and host = 'mx.throttle.test'",
+        );
+        return rows[0]?.allowed === 1;
+      },
+      10_000,
+      'the throttle recorded',
+    );
+    // Another process, which never spoke to the host, is granted what the first one learnt.
+    const other = processBudget();
+    const controller = new AbortController();
+    const lease = await other.acquire(
+      { egress: 'direct', host: 'mx.throttle.test' },
+      first.providerLimits('other'),
+      { mx_provider: 'other' },
+      controller.signal,
+    );
+    expect(lease).toMatchObject({ allowed: 1 });
+    await lease?.release();
+    // A throttling sign from one process: the other's next session waits out the pause.
+    const pausedFor = 1_500;
+    processBudget().throttled({ egress: 'direct', host: 'mx.throttle.test' }, pausedFor);
+    await until(
+      async () => {
+        const { rows } = await db.query<{ paused: boolean }>(
+          "select paused_until > clock_timestamp() + interval '1 second' as paused from smtp_host_budget where egress = 'direct' and host = 'mx.throttle.test'",
+        );
+        return rows[0]?.paused === true;
+      },
+      10_000,
+      'the pause recorded',
+    );
+    const asked = Date.now();
+    const next = await other.acquire(
+      { egress: 'direct', host: 'mx.throttle.test' },
+      first.providerLimits('other'),
+      { mx_provider: 'other' },
+      controller.signal,
+    );
+    expect(next).not.toBeNull();
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(1_000 - 50);
+    await next?.release();
+  });
+
+  it('two source addresses are two egresses, each with its own budget on the same host', async () => {
+    const prober = proberFor({ budget: processBudget(), sourceAddresses: ['127.0.0.2', '127.0.0.3'] });
+    expect(await probeAll(prober, TWO_SOURCES)).toEqual(expected(TWO_SOURCES));
+    const bySource = host('mx.two.test').stats.maxConcurrentBySource;
+    expect(Object.keys(bySource).sort()).toEqual(['127.0.0.2', '127.0.0.3']);
+    for (const peak of Object.values(bySource)) expect(peak).toBeLessThanOrEqual(2);
+    const { rows } = await db.query<{ egress: string }>(
+      "select egress from smtp_host_budget where host = 'mx.two.test' order by egress",
+    );
+    expect(rows.map((r) => r.egress)).toEqual(['127.0.0.2', '127.0.0.3']);
+  });
+
+  it('an egress whose port 25 is dropped is taken out of use and named; the other finishes the job', async () => {
+    const prober = proberFor({
+      budget: processBudget(),
+      sourceAddresses: ['127.0.0.2', '127.0.0.3'],
+      canaryDomains: ['canary.test'],
+    });
+    const state = await prober.environment.current();
+    expect(state).toMatchObject({ dns: 'ok', smtp: 'ok', blockedEgresses: ['127.0.0.3'] });
+    expect(environmentWarnings(state)).toEqual([
+      { code: 'smtp_egress_blocked', message: expect.stringContaining('127.0.0.3') },
+    ]);
+    expect(await probeAll(prober, DROPPED)).toEqual(expected(DROPPED));
+    const remotes = host('mx.dropped.test').stats.log.map((session) => session.remote.split(':')[0]);
+    expect(new Set(remotes)).toEqual(new Set(['127.0.0.2']));
+  });
+
+  it('the budget survives its database going away mid-job: sessions wait, then carry on within the limit', async () => {
+    const database = new URL(inject('databaseUrl'));
+    const proxy = new TcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
+    await proxy.up();
+    try {
+      const through = new URL(database);
+      through.host = proxy.address;
+      const ttlMs = 3_000;
+      const budget = processBudget({ ttlMs, connectionString: through.toString() });
+      const pool = pools.at(-1)!;
+      const prober = proberFor({ budget });
+      const work = probeAll(prober, RESTART);
+      await until(async () => budget.held > 0, 30_000, 'a lease held');
+      // The database "restarts": every connection cut, new ones refused, until it is back.
+      await proxy.down();
+      await until(async () => pool.totalCount === 0, 30_000, 'every connection to the database cut');
+      await proxy.up();
+      expect(await work).toEqual(expected(RESTART));
+      expect(host('mx.restart.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
+      // Releases lost while it was down expire like a dead worker's.
+      await until(async () => (await leasesOf('mx.restart.test')) === 0, ttlMs + 10_000, 'leases gone');
+    } finally {
+      await proxy.down();
+    }
+  });
+});
