@@ -49,6 +49,9 @@ export default tseslint.config(
   layer('The domain', ['src/domain/**/*.ts'], [], [
     { group: DOMAIN_IO, message: 'The domain holds rules and types only: do I/O in db/, smtp/, providers/ or activities/.' },
   ]),
+  layer('Temporal plumbing', ['src/temporal/**/*.ts'], [], [
+    { group: ['**/activities/**', '**/workflows/**'], message: 'src/temporal holds messages, the client and setup; the worker that wires activities and workflows is src/worker.ts.' },
+  ]),
   layer('The database layer', ['src/db/**/*.ts'], [], [
     { group: OUTSIDE_DB, message: 'The database layer stores and reads; it must not call mail hosts, providers or Temporal.' },
   ]),

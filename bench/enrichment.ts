@@ -23,7 +23,7 @@ import { createApp } from '../src/http/app.ts';
 import { startHotPath } from '../src/hot-path.ts';
 import type { LeadInput } from '../src/domain/lead-input.ts';
 import { createEnrichmentProviders } from '../src/providers/enrichment/index.ts';
-import { createWorker } from '../src/temporal/worker.ts';
+import { createWorker } from '../src/worker.ts';
 import { Agent } from '../test/support/agent.ts';
 import { startMailWorld } from '../test/support/mail-world/index.ts';
 import { startProviderServers } from '../test/support/providers/index.ts';

@@ -18,7 +18,7 @@ import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
 import { createSearchProvider } from '../src/providers/search/index.ts';
-import { createWorker } from '../src/temporal/worker.ts';
+import { createWorker } from '../src/worker.ts';
 import { startSerperServer } from '../src/sandbox/providers/serper.ts';
 import { historyOf } from '../test/support/history.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';

@@ -39,7 +39,7 @@ import { initOrm } from '../src/db/orm.ts';
 import { createApp } from '../src/http/app.ts';
 import { startHotPath } from '../src/hot-path.ts';
 import { setLogLevel } from '../src/log.ts';
-import { createWorker } from '../src/temporal/worker.ts';
+import { createWorker } from '../src/worker.ts';
 import { Agent } from '../test/support/agent.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 import { startServiceProcess } from '../test/support/worker-process.ts';

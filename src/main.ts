@@ -10,7 +10,7 @@ import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { startTracing } from './temporal/tracing.ts';
 import { ensureMaintenance } from './temporal/maintenance.ts';
-import { createWorker } from './temporal/worker.ts';
+import { createWorker } from './worker.ts';
 
 /** ROLE=all runs the API and the worker in one process; api and worker run them apart. */
 async function main() {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { WORKFLOWS_PATH } from '../../src/temporal/worker.ts';
+import { WORKFLOWS_PATH } from '../../src/worker.ts';
 import { adminDatabase, createScratchDatabase, startScratchTemporal } from './scratch.ts';
 
 declare module 'vitest' {

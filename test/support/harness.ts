@@ -9,7 +9,7 @@ import { databaseLimits } from '../../src/db/pg-options.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type HotPath, startHotPath } from '../../src/hot-path.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
-import { createWorker } from '../../src/temporal/worker.ts';
+import { createWorker } from '../../src/worker.ts';
 import { Agent } from './agent.ts';
 
 export interface Harness {

@@ -18,6 +18,7 @@ describe('lint states the layering', () => {
     ['the domain', 'src/domain/email.ts', "import { x } from 'node:dns';"],
     ['the database layer', 'src/db/orm.ts', "import { x } from '../providers/http.ts';"],
     ['the database layer', 'src/db/repos/pages.ts', "import { x } from '../../smtp/prober.ts';"],
+    ['Temporal plumbing', 'src/temporal/client.ts', "import { x } from '../../activities/index.ts';"],
     ['production code', 'src/smtp/prober.ts', "import { x } from '../sandbox/sandbox.ts';"],
     ['production code', 'activities/verification.ts', "import { x } from '../src/sandbox/sandbox.ts';"],
     ['production code', 'src/main.ts', "import { x } from './sandbox/sandbox.ts';"],

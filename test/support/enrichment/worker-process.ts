@@ -6,7 +6,7 @@
 import { createActivityDeps } from '../../../activities/deps.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { initOrm } from '../../../src/db/orm.ts';
-import { createWorker } from '../../../src/temporal/worker.ts';
+import { createWorker } from '../../../src/worker.ts';
 import { withFastProviders } from './world.ts';
 
 const config = loadConfig();

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { type ActivityDeps, createActivities } from '../../activities/index.ts';
-import type { Config } from '../config.ts';
-import { ActivityLogContext } from './log-context.ts';
+import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import type { Config } from './config.ts';
+import { ActivityLogContext } from './temporal/log-context.ts';
 
-export const WORKFLOWS_PATH = path.join(import.meta.dirname, '../../workflows/index.ts');
+export const WORKFLOWS_PATH = path.join(import.meta.dirname, '../workflows/index.ts');
 
 export interface WorkerHandle {
   worker: Worker;
