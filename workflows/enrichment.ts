@@ -1,7 +1,8 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { EnrichmentActivities, SingleEnrichmentInput, SingleEnrichmentResult } from '../activities/enrichment.ts';
 import { emitJobEvent } from './job-events.ts';
+import { jobFailureReason, recordJobFailure } from './job-failure.ts';
 import { jobGone } from './job-gone.ts';
 
 export interface BulkEnrichmentInput {
@@ -66,10 +67,10 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
     }
   } catch (error) {
     if (jobGone(error)) return;
-    if (!(error instanceof ActivityFailure)) throw error;
-    const reason = failureReason(error);
-    await failBulkEnrichment({ jobId, reason });
-    await emitJobEvent('enrichment.failed', jobId);
+    const reason = jobFailureReason(error, failureReason);
+    if (reason === null) throw error;
+    await recordJobFailure(() => failBulkEnrichment({ jobId, reason }), () => emitJobEvent('enrichment.failed', jobId));
+    if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
     throw ApplicationFailure.create({ message: reason, type: 'EnrichmentJobFailed', nonRetryable: true, cause: error });
   }
 }

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  isCancellation,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -11,6 +12,7 @@ import {
 import type { ScrapeActivities } from '../activities/scrape.ts';
 import { pauseScrapeSignal, resumeScrapeSignal } from '../src/temporal/scrape-messages.ts';
 import { emitJobEvent } from './job-events.ts';
+import { jobFailureReason, recordJobFailure } from './job-failure.ts';
 import { jobGone } from './job-gone.ts';
 
 export interface ScrapeWorkflowInput {
@@ -95,10 +97,10 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
     }
   } catch (error) {
     if (jobGone(error)) return;
-    if (!(error instanceof ActivityFailure)) throw error;
-    const reason = failureReason(error);
-    await failScrapeJob({ jobId, reason });
-    await emitJobEvent('scrape.failed', jobId);
+    const reason = jobFailureReason(error, failureReason);
+    if (reason === null) throw error;
+    await recordJobFailure(() => failScrapeJob({ jobId, reason }), () => emitJobEvent('scrape.failed', jobId));
+    if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
     throw ApplicationFailure.create({ message: reason, type: 'ScrapeJobFailed', nonRetryable: true, cause: error });
   }
 }

@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
-  CancellationScope,
   condition,
   ContinueAsNew,
   continueAsNew,
@@ -16,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
+import { CANCELLED_REASON, recordJobFailure } from './job-failure.ts';
 import { jobGone } from './job-gone.ts';
 import { acceptsDecision, type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
 import {
@@ -161,9 +161,8 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     // Handing over to the next run is not a failure of the job.
     if (error instanceof ContinueAsNew) throw error;
     if (jobGone(error)) return await condition(allHandlersFinished);
-    const reason = isCancellation(error) ? 'cancelled by an operator' : failureReason(error);
-    await CancellationScope.nonCancellable(() => db().failVerification({ jobId, reason }));
-    await CancellationScope.nonCancellable(() => emitJobEvent('verification.failed', jobId));
+    const reason = isCancellation(error) ? CANCELLED_REASON : failureReason(error);
+    await recordJobFailure(() => db().failVerification({ jobId, reason }), () => emitJobEvent('verification.failed', jobId));
     stage = 'failed';
     await condition(allHandlersFinished);
     if (isCancellation(error)) throw error;

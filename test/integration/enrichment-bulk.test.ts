@@ -303,6 +303,23 @@ describe('bulk enrichment', () => {
     expect(job.failureReason).not.toContain(world.providers.keys.PDL_API_KEY);
   });
 
+  it('ends failed with its reason and its enrichment.failed event when an operator cancels it mid-batch', async () => {
+    const { agent, organizationId } = await h.signup({ credits: 100 });
+    const { listId } = await listWithLeads(agent, [{ networkUrl: fullProfile('cancel').url }]);
+    world.providers.pdl.setMode({ kind: 'held' });
+    const created = await startBulk(agent, listId);
+    await eventually(async () => world.providers.pdl.inFlight, (n) => n > 0, 60_000, 50);
+    await h.temporal.workflow.getHandle(`enrichment-${created.jobId}`).cancel();
+    const job = await settledJob(agent, created.jobId);
+    world.providers.pdl.release();
+    expect(job).toMatchObject({ status: 'failed', failureReason: 'cancelled by an operator' });
+    // The event follows the failure in the workflow's tail.
+    const events = await eventually(() => h.sql('select type from webhook_event where job_id = ?', [created.jobId]), (rows) => rows.length > 0);
+    expect(events).toEqual([{ type: 'enrichment.failed' }]);
+    const { sum, balance } = await ledgerOf(h, organizationId);
+    expect(sum).toBe(balance);
+  });
+
   it('ends quietly when its list (and so the job) is deleted between batches', async () => {
     const { agent, organizationId } = await h.signup({ credits: 100 });
     const people = Array.from({ length: 16 }, () => fullProfile('gone'));

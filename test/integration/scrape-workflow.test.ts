@@ -130,6 +130,21 @@ describe('scrape workflow: pause and resume', () => {
   });
 });
 
+describe('scrape workflow: cancelled by an operator', () => {
+  it.each(['processing', 'paused'])('ends failed with its reason and its scrape.failed event when cancelled while %s', async (state) => {
+    servers.serper.setMode({ kind: 'delay', ms: 200 });
+    const job = await upload(agent, scrapeForm(companyRows(50, 5, servers.serper, `cancel-${state}`).csv));
+    await waitForStatus(agent, job.id, ['processing']);
+    if (state === 'paused') expect((await agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
+    await h.temporal.workflow.getHandle(`scrape-${job.id}`).cancel();
+    const failed = await waitForStatus(agent, job.id, ['failed']);
+    expect(failed.failureReason).toBe('cancelled by an operator');
+    // The event follows the failure in the workflow's tail.
+    const events = await waitFor(() => h.sql('select type from webhook_event where job_id = ?', [job.id]), (rows) => rows.length > 0);
+    expect(events).toEqual([{ type: 'scrape.failed' }]);
+  });
+});
+
 describe('scrape workflow: a job paused before it starts', () => {
   it('pauses from pending, and a worker that starts later holds it until resume', async () => {
     const queue = `scrape-late-${Date.now()}`;
