@@ -8,6 +8,8 @@ export const words = (token: string) => token.replaceAll('_', ' ');
 // "1 row", "3 rows": the screens count things in sentences.
 export const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 export const percent = (value: number) => `${value.toFixed(2)} %`;
+export const fullName = (person: { firstName: string | null; lastName: string | null }) =>
+  [person.firstName, person.lastName].filter(Boolean).join(' ') || '—';
 
 export function messageOf(error: unknown): string {
   if (error instanceof ApiFailure) return error.message;
@@ -20,6 +22,15 @@ export function ErrorNote({ error }: { error: unknown }) {
   return (
     <p class="error" role="alert">
       {messageOf(error)}
+    </p>
+  );
+}
+
+/** A failed job's reason, where the job is shown. */
+export function JobFailure({ reason }: { reason: string | null }) {
+  return (
+    <p class="error" role="alert">
+      The job failed: {reason ?? 'no reason was recorded.'}
     </p>
   );
 }

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
 import { useSession } from '../session.ts';
+import { type Column, DataTable } from '../table.tsx';
 import type { Me } from '../types.ts';
-import { Empty, ErrorNote, Loading, Pager, useAction, useLoad, when, words } from '../ui.tsx';
+import { ErrorNote, Loading, Pager, useAction, useLoad, when, words } from '../ui.tsx';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [mode, setMode] = useState<'in' | 'up'>('in');
@@ -79,6 +80,18 @@ interface LedgerEntry {
   createdAt: string;
 }
 
+const LEDGER_COLUMNS: Array<Column<LedgerEntry>> = [
+  { header: 'When', cell: (entry) => when(entry.createdAt) },
+  {
+    header: 'Change',
+    cell: (entry) => (entry.delta > 0 ? `+${entry.delta}` : entry.delta),
+    numeric: true,
+    tone: (entry) => (entry.delta < 0 ? 'neg' : 'pos'),
+  },
+  { header: 'Reason', cell: (entry) => words(entry.reason) },
+  { header: 'For', cell: (entry) => (entry.refType ? words(entry.refType) : '—') },
+];
+
 export function AccountScreen() {
   const { me, refresh } = useSession();
   const [page, setPage] = useState(1);
@@ -119,34 +132,14 @@ export function AccountScreen() {
       <ErrorNote error={ledger.error} />
       {!ledger.data ? (
         <Loading what="the ledger" />
-      ) : ledger.data.total === 0 ? (
-        <Empty>No credit movements yet. Grants and enrichment charges will be listed here.</Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Change</th>
-                  <th>Reason</th>
-                  <th>For</th>
-                </tr>
-              </thead>
-              <tbody>
-                {ledger.data.data.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{when(entry.createdAt)}</td>
-                    <td class={entry.delta < 0 ? 'neg num' : 'pos num'}>
-                      {entry.delta > 0 ? `+${entry.delta}` : entry.delta}
-                    </td>
-                    <td>{words(entry.reason)}</td>
-                    <td>{entry.refType ? words(entry.refType) : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={LEDGER_COLUMNS}
+            rows={ledger.data.data}
+            rowKey={(entry) => entry.id}
+            empty="No credit movements yet. Grants and enrichment charges will be listed here."
+          />
           <Pager page={ledger.data} onPage={setPage} />
         </>
       )}

@@ -1,12 +1,15 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
+import { ListSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
-import type { BulkJob, LeadList } from '../types.ts';
+import { type Column, DataTable } from '../table.tsx';
+import type { BulkJob } from '../types.ts';
 import {
   Empty,
   ErrorNote,
   hashParam,
+  JobFailure,
   Loading,
   Pager,
   Progress,
@@ -108,7 +111,7 @@ function SingleLookup() {
 }
 
 function BulkStart() {
-  const lists = useLoad(() => get<Page<LeadList>>('/api/lists?limit=100'), []);
+  const lists = usePickableLists();
   const { me } = useSession();
   const [listId, setListId] = useState<string | null>(hashParam('list'));
   const [fields, setFields] = useState<EnrichmentField[]>([...ENRICHMENT_FIELDS]);
@@ -134,19 +137,7 @@ function BulkStart() {
         </Empty>
       ) : (
         <>
-          <label>
-            List
-            <select
-              value={list?.id}
-              onChange={(event) => setListId((event.currentTarget as HTMLSelectElement).value)}
-            >
-              {lists.data?.data.map((l) => (
-                <option key={l.id} value={l.id}>
-                  {l.name} ({l.leadCount} leads)
-                </option>
-              ))}
-            </select>
-          </label>
+          <ListSelect lists={lists.data.data} value={list?.id} onPick={setListId} />
           <fieldset>
             <legend>Find</legend>
             {FIELDS.map(([key, label, credits]) => (
@@ -196,11 +187,7 @@ function BulkJobView({ jobId }: { jobId: string }) {
       <h2>
         Enriching <a href={`#/lists/${j.listId}`}>the list</a>: {words(j.status)}
       </h2>
-      {j.status === 'failed' && (
-        <p class="error" role="alert">
-          The job failed: {j.failureReason ?? 'no reason was recorded.'}
-        </p>
-      )}
+      {j.status === 'failed' && <JobFailure reason={j.failureReason} />}
       <Progress done={j.processedLeads} total={j.totalLeads} label="Enrichment progress" />
       <dl class="facts">
         <dt>Found</dt>
@@ -228,10 +215,17 @@ function BulkJobView({ jobId }: { jobId: string }) {
   );
 }
 
+const JOB_COLUMNS: Array<Column<BulkJob>> = [
+  { header: 'Status', cell: (job) => words(job.status) },
+  { header: 'Leads found', cell: (job) => `${job.successCount} of ${job.totalLeads}`, numeric: true },
+  { header: 'Credits', cell: (job) => job.creditsUsed, numeric: true },
+  { header: 'Started', cell: (job) => when(job.createdAt) },
+];
+
 function BulkJobs() {
   const [page, setPage] = useState(1);
   const jobs = useLoad(() => get<Page<BulkJob>>(`/api/enrichment/bulk${query({ page, limit: 10 })}`), [page]);
-  const lists = useLoad(() => get<Page<LeadList>>('/api/lists?limit=100'), []);
+  const lists = usePickableLists();
   const name = (listId: string) => lists.data?.data.find((l) => l.id === listId)?.name ?? 'a list';
   return (
     <>
@@ -239,38 +233,18 @@ function BulkJobs() {
       <ErrorNote error={jobs.error} />
       {!jobs.data ? (
         <Loading what="enrichment jobs" />
-      ) : jobs.data.total === 0 ? (
-        <Empty>No list enriched yet: pick a list above and start.</Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table data-testid="bulk-jobs">
-              <thead>
-                <tr>
-                  <th>List</th>
-                  <th>Status</th>
-                  <th>Leads found</th>
-                  <th>Credits</th>
-                  <th>Started</th>
-                </tr>
-              </thead>
-              <tbody>
-                {jobs.data.data.map((job) => (
-                  <tr key={job.jobId}>
-                    <td>
-                      <a href={`#/enrichment/${job.jobId}`}>{name(job.listId)}</a>
-                    </td>
-                    <td>{words(job.status)}</td>
-                    <td class="num">
-                      {job.successCount} of {job.totalLeads}
-                    </td>
-                    <td class="num">{job.creditsUsed}</td>
-                    <td>{when(job.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={[
+              { header: 'List', cell: (job) => <a href={`#/enrichment/${job.jobId}`}>{name(job.listId)}</a> },
+              ...JOB_COLUMNS,
+            ]}
+            rows={jobs.data.data}
+            rowKey={(job) => job.jobId}
+            testId="bulk-jobs"
+            empty="No list enriched yet: pick a list above and start."
+          />
           <Pager page={jobs.data} onPage={setPage} />
         </>
       )}

@@ -3,12 +3,15 @@ import { api, get, type Page, post, query } from '../api.ts';
 import { type CsvPreview, previewCsv, saveFile, toCsv } from '../csv.ts';
 import { mapHeader } from '../../src/domain/csv-header.ts';
 import { LEAD_CSV_ALIASES } from '../../src/domain/lead-csv.ts';
+import { ResultSelect } from '../pickers.tsx';
+import { type Column, DataTable } from '../table.tsx';
 import type { Lead, LeadList } from '../types.ts';
 import {
   ConfirmButton,
   counted,
   Empty,
   ErrorNote,
+  fullName,
   Loading,
   Notice,
   Pager,
@@ -17,6 +20,20 @@ import {
   useLoad,
   when,
 } from '../ui.tsx';
+
+const LIST_COLUMNS: Array<Column<LeadList>> = [
+  {
+    header: 'Name',
+    cell: (list) => (
+      <>
+        <a href={`#/lists/${list.id}`}>{list.name}</a>
+        {list.description && <div class="hint">{list.description}</div>}
+      </>
+    ),
+  },
+  { header: 'Leads', cell: (list) => list.leadCount, numeric: true },
+  { header: 'Created', cell: (list) => when(list.createdAt) },
+];
 
 export function ListsScreen() {
   const [page, setPage] = useState(1);
@@ -55,44 +72,25 @@ export function ListsScreen() {
       <ErrorNote error={lists.error} />
       {!lists.data ? (
         <Loading what="your lists" />
-      ) : lists.data.total === 0 ? (
-        <Empty>
-          No lists yet. Create one above, then import a CSV of leads into it, or{' '}
-          <a href="#/scrape">find profiles with a scrape job</a> and sync them into a list.
-        </Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Leads</th>
-                  <th>Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {lists.data.data.map((list) => (
-                  <tr key={list.id}>
-                    <td>
-                      <a href={`#/lists/${list.id}`}>{list.name}</a>
-                      {list.description && <div class="hint">{list.description}</div>}
-                    </td>
-                    <td class="num">{list.leadCount}</td>
-                    <td>{when(list.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={LIST_COLUMNS}
+            rows={lists.data.data}
+            rowKey={(list) => list.id}
+            empty={
+              <>
+                No lists yet. Create one above, then import a CSV of leads into it, or{' '}
+                <a href="#/scrape">find profiles with a scrape job</a> and sync them into a list.
+              </>
+            }
+          />
           <Pager page={lists.data} onPage={setPage} />
         </>
       )}
     </section>
   );
 }
-
-const STATUSES = ['Valid', 'Invalid', 'Catch-All', 'Unknown'];
 
 export function ListScreen({ listId }: { listId: string }) {
   const list = useLoad(() => get<LeadList>(`/api/lists/${listId}`), [listId]);
@@ -205,20 +203,13 @@ export function ListScreen({ listId }: { listId: string }) {
         </label>
         <label>
           Verification
-          <select
+          <ResultSelect
             value={status}
-            onChange={(event) => {
+            onPick={(result) => {
               setPage(1);
-              setStatus((event.currentTarget as HTMLSelectElement).value);
+              setStatus(result);
             }}
-          >
-            <option value="">All results</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
+          />
         </label>
       </form>
       <ErrorNote error={leads.error} />
@@ -232,7 +223,7 @@ export function ListScreen({ listId }: { listId: string }) {
         </Empty>
       ) : (
         <>
-          <LeadsTable leads={leads.data.data} />
+          <DataTable columns={LEAD_COLUMNS} rows={leads.data.data} rowKey={(lead) => lead.id} class="leads" />
           <Pager page={leads.data} onPage={setPage} />
         </>
       )}
@@ -255,66 +246,54 @@ const EXPORT_COLUMNS = [
   'source',
 ];
 
-function LeadsTable({ leads }: { leads: Lead[] }) {
+const LEAD_COLUMNS: Array<Column<Lead>> = [
+  {
+    header: 'Name',
+    cell: (lead) => (
+      <>
+        {fullName(lead)}
+        {lead.title && <div class="hint">{lead.title}</div>}
+      </>
+    ),
+  },
+  {
+    header: 'Company',
+    cell: (lead) => (
+      <>
+        {lead.company ?? '—'}
+        {lead.companyDomain && <div class="hint">{lead.companyDomain}</div>}
+      </>
+    ),
+  },
+  { header: 'Email', cell: (lead) => lead.email ?? '—' },
+  { header: 'Verification', cell: (lead) => <Status value={lead.emailStatus} /> },
+  { header: 'Enriched', cell: (lead) => <Enriched lead={lead} /> },
+];
+
+function Enriched({ lead }: { lead: Lead }) {
+  if (!lead.enrichedAt) return <span class="hint">{lead.networkUrl ? 'not yet' : 'no profile URL'}</span>;
   return (
-    <div class="table-wrap">
-      <table class="leads">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Company</th>
-            <th>Email</th>
-            <th>Verification</th>
-            <th>Enriched</th>
-          </tr>
-        </thead>
-        <tbody>
-          {leads.map((lead) => (
-            <tr key={lead.id}>
-              <td>
-                {[lead.firstName, lead.lastName].filter(Boolean).join(' ') || '—'}
-                {lead.title && <div class="hint">{lead.title}</div>}
-              </td>
-              <td>
-                {lead.company ?? '—'}
-                {lead.companyDomain && <div class="hint">{lead.companyDomain}</div>}
-              </td>
-              <td>{lead.email ?? '—'}</td>
-              <td>
-                <Status value={lead.emailStatus} />
-              </td>
-              <td>
-                {lead.enrichedAt ? (
-                  <dl class="enriched">
-                    {lead.workEmail && (
-                      <>
-                        <dt>Work</dt>
-                        <dd>{lead.workEmail}</dd>
-                      </>
-                    )}
-                    {lead.personalEmail && (
-                      <>
-                        <dt>Personal</dt>
-                        <dd>{lead.personalEmail}</dd>
-                      </>
-                    )}
-                    {lead.phone && (
-                      <>
-                        <dt>Phone</dt>
-                        <dd>{lead.phone}</dd>
-                      </>
-                    )}
-                    {!lead.workEmail && !lead.personalEmail && !lead.phone && <dd>nothing verified found</dd>}
-                  </dl>
-                ) : (
-                  <span class="hint">{lead.networkUrl ? 'not yet' : 'no profile URL'}</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <dl class="enriched">
+      {lead.workEmail && (
+        <>
+          <dt>Work</dt>
+          <dd>{lead.workEmail}</dd>
+        </>
+      )}
+      {lead.personalEmail && (
+        <>
+          <dt>Personal</dt>
+          <dd>{lead.personalEmail}</dd>
+        </>
+      )}
+      {lead.phone && (
+        <>
+          <dt>Phone</dt>
+          <dd>{lead.phone}</dd>
+        </>
+      )}
+      {!lead.workEmail && !lead.personalEmail && !lead.phone && <dd>nothing verified found</dd>}
+    </dl>
   );
 }
 
@@ -364,33 +343,24 @@ function Import({ listId, onImported }: { listId: string; onImported: () => void
             The second header line says which lead field each column fills; columns marked “ignored” are not
             imported.
           </p>
-          <div class="table-wrap">
-            <table class="preview">
-              <thead>
-                <tr>
-                  {preview.columns.map((column, i) => (
-                    <th key={i}>{column || <em>(empty)</em>}</th>
-                  ))}
-                </tr>
-                <tr data-testid="column-mapping">
-                  {preview.columns.map((_, i) => (
-                    <th key={i} class={mapping.has(i) ? 'mapped' : 'ignored'}>
-                      {mapping.has(i) ? `→ ${mapping.get(i)}` : 'ignored'}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {preview.rows.map((row, r) => (
-                  <tr key={r}>
-                    {preview.columns.map((_, i) => (
-                      <td key={i}>{row[i] ?? ''}</td>
-                    ))}
-                  </tr>
+          <DataTable
+            class="preview"
+            columns={preview.columns.map((column, i): Column<string[]> => ({
+              header: column || <em>(empty)</em>,
+              cell: (row) => row[i] ?? '',
+            }))}
+            head={
+              <tr data-testid="column-mapping">
+                {preview.columns.map((_, i) => (
+                  <th key={i} scope="col" class={mapping.has(i) ? 'mapped' : 'ignored'}>
+                    {mapping.has(i) ? `→ ${mapping.get(i)}` : 'ignored'}
+                  </th>
                 ))}
-              </tbody>
-            </table>
-          </div>
+              </tr>
+            }
+            rows={preview.rows}
+            rowKey={(_, r) => r}
+          />
           <button type="button" class="primary" onClick={upload} disabled={action.busy}>
             {action.busy ? 'Importing…' : `Import ${file?.name ?? ''}`}
           </button>

@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
 import { SAMPLES } from '../samples.ts';
+import { type Column, DataTable } from '../table.tsx';
 import type { ScrapeItem, ScrapeJob } from '../types.ts';
 import {
-  Empty,
   ErrorNote,
+  fullName,
+  JobFailure,
   Loading,
   Notice,
   Pager,
@@ -36,6 +38,40 @@ const KINDS = [
     SAMPLES.domains,
   ],
 ] as const;
+
+const JOB_COLUMNS: Array<Column<ScrapeJob>> = [
+  { header: 'Name', cell: (job) => <a href={`#/scrape/${job.id}`}>{job.name}</a> },
+  { header: 'Kind', cell: (job) => job.inputType },
+  { header: 'Status', cell: (job) => job.status },
+  { header: 'Found', cell: (job) => `${job.foundItems} of ${job.totalItems}`, numeric: true },
+  { header: 'Started', cell: (job) => when(job.createdAt) },
+];
+
+const ITEM_COLUMNS: Array<Column<ScrapeItem>> = [
+  { header: 'Row', cell: (item) => item.rowNumber, numeric: true },
+  { header: 'Input', cell: (item) => [item.company ?? item.domain, item.role].filter(Boolean).join(' · ') },
+  {
+    header: 'Status',
+    cell: (item) => (
+      <>
+        {words(item.status)}
+        {item.error && <div class="hint">{item.error}</div>}
+      </>
+    ),
+  },
+  { header: 'Person', cell: (item) => fullName(item) },
+  {
+    header: 'Profile',
+    cell: (item) =>
+      item.networkUrl ? (
+        <a href={item.networkUrl} rel="noreferrer noopener" target="_blank">
+          {item.networkUrl.replace('https://www.', '')}
+        </a>
+      ) : (
+        '—'
+      ),
+  },
+];
 
 const TERMINAL = (job: ScrapeJob) => job.status === 'completed' || job.status === 'failed';
 
@@ -96,38 +132,14 @@ export function ScrapeScreen() {
       <ErrorNote error={jobs.error} />
       {!jobs.data ? (
         <Loading what="scrape jobs" />
-      ) : jobs.data.total === 0 ? (
-        <Empty>No scrape job yet: upload a CSV above (try a sample file).</Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Kind</th>
-                  <th>Status</th>
-                  <th>Found</th>
-                  <th>Started</th>
-                </tr>
-              </thead>
-              <tbody>
-                {jobs.data.data.map((job) => (
-                  <tr key={job.id}>
-                    <td>
-                      <a href={`#/scrape/${job.id}`}>{job.name}</a>
-                    </td>
-                    <td>{job.inputType}</td>
-                    <td>{job.status}</td>
-                    <td class="num">
-                      {job.foundItems} of {job.totalItems}
-                    </td>
-                    <td>{when(job.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={JOB_COLUMNS}
+            rows={jobs.data.data}
+            rowKey={(job) => job.id}
+            empty="No scrape job yet: upload a CSV above (try a sample file)."
+          />
           <Pager page={jobs.data} onPage={setPage} />
         </>
       )}
@@ -177,11 +189,7 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
         <a href="#/scrape">← All scrape jobs</a>
       </p>
       <h1>{j.name}</h1>
-      {j.status === 'failed' && (
-        <p class="error" role="alert">
-          The job failed: {j.failureReason ?? 'no reason was recorded.'}
-        </p>
-      )}
+      {j.status === 'failed' && <JobFailure reason={j.failureReason} />}
       <dl class="facts">
         <dt>Kind</dt>
         <dd>{j.inputType}</dd>
@@ -231,41 +239,12 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
         <Loading what="items" />
       ) : (
         <>
-          <div class="table-wrap">
-            <table data-testid="items">
-              <thead>
-                <tr>
-                  <th>Row</th>
-                  <th>Input</th>
-                  <th>Status</th>
-                  <th>Person</th>
-                  <th>Profile</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.data.items.map((item) => (
-                  <tr key={item.id}>
-                    <td class="num">{item.rowNumber}</td>
-                    <td>{[item.company ?? item.domain, item.role].filter(Boolean).join(' · ')}</td>
-                    <td>
-                      {words(item.status)}
-                      {item.error && <div class="hint">{item.error}</div>}
-                    </td>
-                    <td>{[item.firstName, item.lastName].filter(Boolean).join(' ') || '—'}</td>
-                    <td>
-                      {item.networkUrl ? (
-                        <a href={item.networkUrl} rel="noreferrer noopener" target="_blank">
-                          {item.networkUrl.replace('https://www.', '')}
-                        </a>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={ITEM_COLUMNS}
+            rows={items.data.items}
+            rowKey={(item) => item.id}
+            testId="items"
+          />
           <Pager
             page={{ data: [], total: j.totalItems, page: itemsPage, limit: ITEMS_PER_PAGE, totalPages }}
             onPage={setItemsPage}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, get, type Page, post, query } from '../api.ts';
 import { ALL_SCOPES } from '../../src/domain/scopes.ts';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
+import { type Column, DataTable } from '../table.tsx';
 import {
   ConfirmButton,
   Empty,
@@ -172,6 +173,14 @@ interface ApiKey {
   revokedAt: string | null;
 }
 
+const KEY_COLUMNS: Array<Column<ApiKey>> = [
+  { header: 'Name', cell: (key) => key.name },
+  { header: 'Starts with', cell: (key) => <code>{key.start}…</code> },
+  { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
+  { header: 'Expires', cell: (key) => (key.expiresAt ? when(key.expiresAt) : 'never') },
+  { header: 'Last used', cell: (key) => when(key.lastUsedAt) },
+];
+
 function ApiKeys() {
   const keys = useLoad(() => get<{ data: ApiKey[] }>('/api/api-keys'), []);
   const action = useAction();
@@ -242,47 +251,29 @@ function ApiKeys() {
       )}
       {!keys.data ? (
         <Loading what="API keys" />
-      ) : keys.data.data.length === 0 ? (
-        <Empty>No API key yet. Create one for each tool that calls the API.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table data-testid="keys">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Starts with</th>
-                <th>Scopes</th>
-                <th>Expires</th>
-                <th>Last used</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.start}…</code>
-                  </td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
-                  <td>{when(key.lastUsedAt)}</td>
-                  <td>
-                    {key.revokedAt ? (
-                      `revoked ${when(key.revokedAt)}`
-                    ) : (
-                      <ConfirmButton
-                        label="Revoke"
-                        confirm={`Revoke ${key.name} now`}
-                        onConfirm={() => revoke(key.id)}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={[
+            ...KEY_COLUMNS,
+            {
+              header: null,
+              cell: (key) =>
+                key.revokedAt ? (
+                  `revoked ${when(key.revokedAt)}`
+                ) : (
+                  <ConfirmButton
+                    label="Revoke"
+                    confirm={`Revoke ${key.name} now`}
+                    onConfirm={() => revoke(key.id)}
+                  />
+                ),
+            },
+          ]}
+          rows={keys.data.data}
+          rowKey={(key) => key.id}
+          testId="keys"
+          empty="No API key yet. Create one for each tool that calls the API."
+        />
       )}
     </div>
   );
@@ -421,6 +412,22 @@ interface Delivery {
   createdAt: string;
 }
 
+const DELIVERY_COLUMNS: Array<Column<Delivery>> = [
+  {
+    header: 'Event',
+    cell: (d) => (
+      <>
+        {d.type}
+        <div class="hint">{when(d.createdAt)}</div>
+      </>
+    ),
+  },
+  { header: 'Status', cell: (d) => d.status },
+  { header: 'Attempts', cell: (d) => d.attempts, numeric: true },
+  { header: 'Last answer', cell: (d) => d.lastStatusCode ?? d.lastError ?? '—' },
+  { header: 'Next attempt', cell: (d) => when(d.nextAttemptAt) },
+];
+
 function Deliveries({ endpointId }: { endpointId: string }) {
   const [page, setPage] = useState(1);
   const deliveries = useLoad(
@@ -446,62 +453,28 @@ function Deliveries({ endpointId }: { endpointId: string }) {
       <ErrorNote error={action.error ?? deliveries.error} />
       {!deliveries.data ? (
         <Loading what="deliveries" />
-      ) : deliveries.data.total === 0 ? (
-        <Empty>No delivery yet: one is sent when a subscribed event happens.</Empty>
       ) : (
-        <DeliveryTable page={deliveries.data} busy={action.busy} onRetry={retry} onPage={setPage} />
-      )}
-    </div>
-  );
-}
-
-function DeliveryTable({
-  page,
-  busy,
-  onRetry,
-  onPage,
-}: {
-  page: Page<Delivery>;
-  busy: boolean;
-  onRetry: (id: string) => void;
-  onPage: (page: number) => void;
-}) {
-  return (
-    <>
-      <div class="table-wrap">
-        <table data-testid="deliveries">
-          <thead>
-            <tr>
-              <th>Event</th>
-              <th>Status</th>
-              <th>Attempts</th>
-              <th>Last answer</th>
-              <th>Next attempt</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((d) => (
-              <tr key={d.id}>
-                <td>
-                  {d.type}
-                  <div class="hint">{when(d.createdAt)}</div>
-                </td>
-                <td>{d.status}</td>
-                <td class="num">{d.attempts}</td>
-                <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
-                <td>{when(d.nextAttemptAt)}</td>
-                <td>
-                  <button type="button" disabled={busy} onClick={() => onRetry(d.id)}>
+        <>
+          <DataTable
+            columns={[
+              ...DELIVERY_COLUMNS,
+              {
+                header: null,
+                cell: (d) => (
+                  <button type="button" disabled={action.busy} onClick={() => retry(d.id)}>
                     Retry
                   </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Pager page={page} onPage={onPage} />
-    </>
+                ),
+              },
+            ]}
+            rows={deliveries.data.data}
+            rowKey={(d) => d.id}
+            testId="deliveries"
+            empty="No delivery yet: one is sent when a subscribed event happens."
+          />
+          <Pager page={deliveries.data} onPage={setPage} />
+        </>
+      )}
+    </div>
   );
 }

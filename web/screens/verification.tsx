@@ -1,19 +1,14 @@
-import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
+import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
-import type {
-  DomainStat,
-  Estimate,
-  LeadList,
-  Transcript,
-  VerificationJob,
-  VerificationResult,
-} from '../types.ts';
+import { type Column, DataTable } from '../table.tsx';
+import type { DomainStat, Estimate, Transcript, VerificationJob, VerificationResult } from '../types.ts';
 import {
   Empty,
   ErrorNote,
   hashParam,
+  JobFailure,
   Loading,
   Notice,
   Pager,
@@ -54,8 +49,17 @@ const METHODS = [
 const TERMINAL = (job: VerificationJob) =>
   job.verificationStage === 'completed' || job.verificationStage === 'failed';
 
+const JOB_COLUMNS: Array<Column<VerificationJob>> = [
+  { header: 'List', cell: (job) => <a href={`#/verification/${job.id}`}>{job.listName}</a> },
+  { header: 'Method', cell: (job) => words(job.verificationMethod) },
+  { header: 'Stage', cell: (job) => words(job.verificationStage) },
+  { header: 'Emails', cell: (job) => job.totalEmails, numeric: true },
+  { header: 'Coverage', cell: (job) => percent(job.coveragePercentage), numeric: true },
+  { header: 'Started', cell: (job) => when(job.createdAt) },
+];
+
 export function VerificationScreen() {
-  const lists = useLoad(() => get<Page<LeadList>>('/api/lists?limit=100'), []);
+  const lists = usePickableLists();
   const [page, setPage] = useState(1);
   const jobs = useLoad(
     () => get<Page<VerificationJob>>(`/api/verification/jobs${query({ page, limit: 20 })}`),
@@ -85,16 +89,7 @@ export function VerificationScreen() {
           </Empty>
         ) : (
           <>
-            <label>
-              List
-              <select name="listId" required defaultValue={preselected}>
-                {lists.data?.data.map((list) => (
-                  <option key={list.id} value={list.id}>
-                    {list.name} ({list.leadCount} leads)
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ListSelect name="listId" lists={lists.data?.data ?? []} defaultValue={preselected} />
             <fieldset>
               <legend>Method</legend>
               {METHODS.map((method, i) => (
@@ -118,38 +113,14 @@ export function VerificationScreen() {
       <ErrorNote error={jobs.error} />
       {!jobs.data ? (
         <Loading what="verification jobs" />
-      ) : jobs.data.total === 0 ? (
-        <Empty>No verification yet: pick a list and a method above.</Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>List</th>
-                  <th>Method</th>
-                  <th>Stage</th>
-                  <th>Emails</th>
-                  <th>Coverage</th>
-                  <th>Started</th>
-                </tr>
-              </thead>
-              <tbody>
-                {jobs.data.data.map((job) => (
-                  <tr key={job.id}>
-                    <td>
-                      <a href={`#/verification/${job.id}`}>{job.listName}</a>
-                    </td>
-                    <td>{words(job.verificationMethod)}</td>
-                    <td>{words(job.verificationStage)}</td>
-                    <td class="num">{job.totalEmails}</td>
-                    <td class="num">{percent(job.coveragePercentage)}</td>
-                    <td>{when(job.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={JOB_COLUMNS}
+            rows={jobs.data.data}
+            rowKey={(job) => job.id}
+            empty="No verification yet: pick a list and a method above."
+          />
           <Pager page={jobs.data} onPage={setPage} />
         </>
       )}
@@ -165,6 +136,61 @@ const STAGE_TEXT: Record<VerificationJob['verificationStage'], string> = {
   completed: 'Completed',
   failed: 'Failed',
 };
+
+/** One row of the counts table: who gave the results (SMTP or the provider) and how many of each. */
+interface CountRow {
+  by: string;
+  valid: number;
+  invalid: number;
+  catchAll: number;
+  unknown: number;
+}
+
+const countRows = (j: VerificationJob): CountRow[] => [
+  {
+    by: 'SMTP',
+    valid: j.smtpValidCount,
+    invalid: j.smtpInvalidCount,
+    catchAll: j.smtpCatchAllCount,
+    unknown: j.smtpUnknownCount,
+  },
+  ...(j.apiVerifiedEmails > 0 || j.verificationStage === 'api_verifying'
+    ? [
+        {
+          by: 'Provider',
+          valid: j.apiValidCount,
+          invalid: j.apiInvalidCount,
+          catchAll: j.apiCatchAllCount,
+          unknown: j.apiUnknownCount,
+        },
+      ]
+    : []),
+];
+
+const COUNT_COLUMNS: Array<Column<CountRow>> = [
+  { header: null, cell: (row) => row.by, rowHeader: true },
+  { header: 'Valid', cell: (row) => row.valid },
+  { header: 'Invalid', cell: (row) => row.invalid },
+  { header: 'Catch-all', cell: (row) => row.catchAll },
+  { header: 'Unknown', cell: (row) => row.unknown },
+];
+
+const DOMAIN_COLUMNS: Array<Column<DomainStat>> = [
+  {
+    header: 'Domain',
+    cell: (d) => (
+      <>
+        {d.domain}
+        {d.isCatchAll && <span class="tag">accepts every address</span>}
+      </>
+    ),
+  },
+  { header: 'Emails', cell: (d) => d.totalEmails, numeric: true },
+  { header: 'Valid', cell: (d) => d.validCount, numeric: true },
+  { header: 'Invalid', cell: (d) => d.invalidCount, numeric: true },
+  { header: 'Catch-all', cell: (d) => d.catchAllCount, numeric: true },
+  { header: 'Unknown', cell: (d) => d.unknownCount, numeric: true },
+];
 
 export function VerificationJobScreen({ jobId }: { jobId: string }) {
   const job = useLoad(() => get<VerificationJob>(`/api/verification/jobs/${jobId}`), [jobId]);
@@ -204,11 +230,7 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
           </ul>
         </div>
       )}
-      {j.verificationStage === 'failed' && (
-        <p class="error" role="alert">
-          The job failed: {j.failureReason ?? 'no reason was recorded.'}
-        </p>
-      )}
+      {j.verificationStage === 'failed' && <JobFailure reason={j.failureReason} />}
       <dl class="facts">
         <dt>Method</dt>
         <dd>{words(j.verificationMethod)}</dd>
@@ -231,70 +253,24 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
           {j.deferredCount} addresses were asked to retry later (greylisting); they are retried automatically.
         </Notice>
       )}
-      <div class="table-wrap counts-wrap">
-        <table class="counts" data-testid="counts">
-          <thead>
-            <tr>
-              <th />
-              <th>Valid</th>
-              <th>Invalid</th>
-              <th>Catch-all</th>
-              <th>Unknown</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <th>SMTP</th>
-              <td>{j.smtpValidCount}</td>
-              <td>{j.smtpInvalidCount}</td>
-              <td>{j.smtpCatchAllCount}</td>
-              <td>{j.smtpUnknownCount}</td>
-            </tr>
-            {(j.apiVerifiedEmails > 0 || j.verificationStage === 'api_verifying') && (
-              <tr>
-                <th>Provider</th>
-                <td>{j.apiValidCount}</td>
-                <td>{j.apiInvalidCount}</td>
-                <td>{j.apiCatchAllCount}</td>
-                <td>{j.apiUnknownCount}</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        columns={COUNT_COLUMNS}
+        rows={countRows(j)}
+        rowKey={(row) => row.by}
+        testId="counts"
+        class="counts"
+        wrapClass="counts-wrap"
+      />
       {j.verificationStage === 'awaiting_decision' && <Decision jobId={jobId} onDecided={job.reload} />}
       {j.userDecision && <p>Your decision: {words(j.userDecision)}.</p>}
       <h2>By domain</h2>
       {domains.data && domains.data.domainStats.length > 0 ? (
-        <div class="table-wrap">
-          <table data-testid="domains">
-            <thead>
-              <tr>
-                <th>Domain</th>
-                <th>Emails</th>
-                <th>Valid</th>
-                <th>Invalid</th>
-                <th>Catch-all</th>
-                <th>Unknown</th>
-              </tr>
-            </thead>
-            <tbody>
-              {domains.data.domainStats.map((d) => (
-                <tr key={d.domain}>
-                  <td>
-                    {d.domain}
-                    {d.isCatchAll && <span class="tag">accepts every address</span>}
-                  </td>
-                  <td class="num">{d.totalEmails}</td>
-                  <td class="num">{d.validCount}</td>
-                  <td class="num">{d.invalidCount}</td>
-                  <td class="num">{d.catchAllCount}</td>
-                  <td class="num">{d.unknownCount}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={DOMAIN_COLUMNS}
+          rows={domains.data.domainStats}
+          rowKey={(d) => d.domain}
+          testId="domains"
+        />
       ) : (
         <p class="hint">Domains appear as their servers are checked.</p>
       )}
@@ -373,6 +349,43 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
   );
 }
 
+const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
+  { header: 'Email', cell: (r) => r.email },
+  {
+    header: 'Result',
+    cell: (r) => (
+      <>
+        <Status value={r.result} />
+        <div class="hint">by {r.source ?? '—'}</div>
+      </>
+    ),
+  },
+  {
+    header: 'Evidence',
+    cell: (r) => (
+      <>
+        {r.smtpCode !== null && !r.reason?.startsWith(String(r.smtpCode)) && (
+          <code>
+            {r.smtpCode}
+            {r.enhancedCode ? ` ${r.enhancedCode}` : ''}
+          </code>
+        )}{' '}
+        {r.reason ? words(r.reason) : ''}
+      </>
+    ),
+  },
+  {
+    header: 'Mail server',
+    cell: (r) => (
+      <>
+        {r.mxHost ?? '—'}
+        {r.mxProvider && <div class="hint">{r.mxProvider}</div>}
+      </>
+    ),
+  },
+  { header: 'Attempts', cell: (r) => r.attempts, numeric: true },
+];
+
 function Results({ jobId, version }: { jobId: string; version: number }) {
   const [page, setPage] = useState(1);
   const [filter, setFilter] = useState('');
@@ -394,87 +407,42 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
       </h2>
       <label class="inline">
         Show
-        <select
+        <ResultSelect
           value={filter}
-          onChange={(event) => {
+          onPick={(result) => {
             setPage(1);
-            setFilter((event.currentTarget as HTMLSelectElement).value);
+            setFilter(result);
           }}
-        >
-          <option value="">All results</option>
-          {['Valid', 'Invalid', 'Catch-All', 'Unknown'].map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        />
       </label>
       <ErrorNote error={results.error} />
       {!results.data ? (
         <Loading what="results" />
-      ) : results.data.total === 0 ? (
-        <Empty>No result yet: addresses appear here as they are checked.</Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table data-testid="results">
-              <thead>
-                <tr>
-                  <th>Email</th>
-                  <th>Result</th>
-                  <th>Evidence</th>
-                  <th>Mail server</th>
-                  <th>Attempts</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {results.data.data.map((r) => (
-                  <Fragment key={r.email}>
-                    <tr>
-                      <td>{r.email}</td>
-                      <td>
-                        <Status value={r.result} />
-                        <div class="hint">by {r.source ?? '—'}</div>
-                      </td>
-                      <td>
-                        {r.smtpCode !== null && !r.reason?.startsWith(String(r.smtpCode)) && (
-                          <code>
-                            {r.smtpCode}
-                            {r.enhancedCode ? ` ${r.enhancedCode}` : ''}
-                          </code>
-                        )}{' '}
-                        {r.reason ? words(r.reason) : ''}
-                      </td>
-                      <td>
-                        {r.mxHost ?? '—'}
-                        {r.mxProvider && <div class="hint">{r.mxProvider}</div>}
-                      </td>
-                      <td class="num">{r.attempts}</td>
-                      <td>
-                        {r.attempts > 0 && (
-                          <button
-                            type="button"
-                            aria-expanded={open === r.email}
-                            onClick={() => setOpen(open === r.email ? null : r.email)}
-                          >
-                            {open === r.email ? 'Hide transcript' : 'Transcript'}
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                    {open === r.email && (
-                      <tr>
-                        <td colSpan={6}>
-                          <TranscriptView jobId={jobId} email={r.email} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={[
+              ...RESULT_COLUMNS,
+              {
+                header: null,
+                cell: (r) =>
+                  r.attempts > 0 && (
+                    <button
+                      type="button"
+                      aria-expanded={open === r.email}
+                      onClick={() => setOpen(open === r.email ? null : r.email)}
+                    >
+                      {open === r.email ? 'Hide transcript' : 'Transcript'}
+                    </button>
+                  ),
+              },
+            ]}
+            rows={results.data.data}
+            rowKey={(r) => r.email}
+            detail={(r) => open === r.email && <TranscriptView jobId={jobId} email={r.email} />}
+            testId="results"
+            empty="No result yet: addresses appear here as they are checked."
+          />
           <Pager page={results.data} onPage={setPage} />
         </>
       )}
