@@ -1,4 +1,33 @@
-// The shapes the dashboard reads, as the API's OpenAPI document describes them (only the fields used here).
+// The shapes the dashboard reads, as the service declares them: its job views and its routes' schemas (the
+// OpenAPI document is made from them). Type-only imports: Vite erases them, so no server code reaches the bundle.
+import type { z } from '@hono/zod-openapi';
+import type { ApiKeySchema } from '../src/http/schemas/api-key.ts';
+import type { LedgerEntrySchema } from '../src/http/schemas/credits.ts';
+import type { ListSchema } from '../src/http/schemas/list.ts';
+import type { ScrapeItemSchema } from '../src/http/schemas/scrape.ts';
+import type { ProviderSettingSchema } from '../src/http/schemas/settings.ts';
+import type {
+  VerificationResultSchema,
+  VerificationResultTranscriptSchema,
+} from '../src/http/schemas/verification.ts';
+import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../src/http/schemas/webhook.ts';
+export type {
+  BulkJobDto as BulkJob,
+  ScrapeJobDto as ScrapeJob,
+  VerificationJobDto as VerificationJob,
+} from '../src/jobs/views.ts';
+export type { DomainStat } from '../src/db/repos/verification.ts';
+export type { CostEstimate as Estimate } from '../src/domain/verification.ts';
+export type { LeadDto as Lead } from '../src/http/schemas/lead.ts';
+export type LeadList = z.infer<typeof ListSchema>;
+export type ScrapeItem = z.infer<typeof ScrapeItemSchema>;
+export type VerificationResult = z.infer<typeof VerificationResultSchema>;
+export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+export type ProviderSetting = z.infer<typeof ProviderSettingSchema>;
+export type Endpoint = z.infer<typeof WebhookEndpointSchema>;
+export type Delivery = z.infer<typeof WebhookDeliverySchema>;
+export type Transcript = Pick<z.infer<typeof VerificationResultTranscriptSchema>, 'transcript'>;
 
 export interface User {
   id: string;
@@ -13,136 +42,4 @@ export interface Organization {
 export interface Me {
   user: User;
   organization: Organization;
-}
-export interface LeadList {
-  id: string;
-  name: string;
-  description: string | null;
-  leadCount: number;
-  createdAt: string;
-}
-export interface Lead {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  title: string | null;
-  company: string | null;
-  companyDomain: string | null;
-  email: string | null;
-  networkUrl: string | null;
-  workEmail: string | null;
-  personalEmail: string | null;
-  phone: string | null;
-  emailStatus: string | null;
-  emailVerifiedAt: string | null;
-  source: string;
-  enrichedAt: string | null;
-}
-export interface VerificationJob {
-  id: string;
-  listId: string;
-  listName: string;
-  verificationStage:
-    'pending' | 'smtp_verifying' | 'awaiting_decision' | 'api_verifying' | 'completed' | 'failed';
-  verificationMethod: 'smtp_only' | 'smtp_api_fallback' | 'api_only';
-  totalEmails: number;
-  processedEmails: number;
-  deferredCount: number;
-  smtpValidCount: number;
-  smtpInvalidCount: number;
-  smtpCatchAllCount: number;
-  smtpUnknownCount: number;
-  coveragePercentage: number;
-  userDecision: string | null;
-  apiVerifiedEmails: number;
-  apiCost: number;
-  apiValidCount: number;
-  apiInvalidCount: number;
-  apiCatchAllCount: number;
-  apiUnknownCount: number;
-  completedAt: string | null;
-  failureReason: string | null;
-  warnings: Array<{ code: string; message: string }>;
-  createdAt: string;
-}
-export interface DomainStat {
-  domain: string;
-  totalEmails: number;
-  validCount: number;
-  invalidCount: number;
-  catchAllCount: number;
-  unknownCount: number;
-  isCatchAll: boolean | null;
-}
-export interface Estimate {
-  unknownCount: number;
-  catchAllCount: number;
-  totalGapCount: number;
-  costPerEmail: number;
-  fillUnknownsCost: number;
-  fillCatchAllCost: number;
-  fillAllGapsCost: number;
-  currentCoveragePercentage: number;
-  projectedCoveragePercentage: number;
-}
-export interface VerificationResult {
-  email: string;
-  result: string;
-  source: string | null;
-  reason: string | null;
-  domain: string;
-  mxHost: string | null;
-  mxProvider: string | null;
-  smtpCode: number | null;
-  enhancedCode: string | null;
-  attempts: number;
-  checkedAt: string | null;
-}
-export interface Transcript {
-  transcript: Array<{
-    at: string;
-    mxHost: string;
-    ip: string;
-    lines: Array<{ dir: 'C' | 'S'; text: string }>;
-  }>;
-}
-export interface ScrapeJob {
-  id: string;
-  name: string;
-  status: 'pending' | 'processing' | 'paused' | 'completed' | 'failed';
-  inputType: string;
-  totalItems: number;
-  completedItems: number;
-  foundItems: number;
-  failureReason: string | null;
-  listId: string | null;
-  createdAt: string;
-}
-export interface ScrapeItem {
-  id: string;
-  rowNumber: number;
-  status: string;
-  company: string | null;
-  role: string | null;
-  networkUrl: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  domain: string | null;
-  error: string | null;
-}
-export interface BulkJob {
-  jobId: string;
-  listId: string;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
-  fields: string[];
-  totalLeads: number;
-  processedLeads: number;
-  successCount: number;
-  failedCount: number;
-  skippedCount: number;
-  creditsUsed: number;
-  estimatedCredits: number;
-  stopReason: string | null;
-  failureReason: string | null;
-  createdAt: string;
 }

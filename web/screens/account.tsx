@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, type Page, post, query } from '../api.ts';
 import { useSession } from '../session.ts';
 import { type Column, DataTable } from '../table.tsx';
-import type { Me } from '../types.ts';
+import type { LedgerEntry, Me } from '../types.ts';
 import { ErrorNote, Loading, Pager, useAction, useLoad, when, words } from '../ui.tsx';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
@@ -69,15 +69,6 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       </p>
     </section>
   );
-}
-
-interface LedgerEntry {
-  id: string;
-  delta: number;
-  reason: string;
-  refType: string | null;
-  refId: string | null;
-  createdAt: string;
 }
 
 const LEDGER_COLUMNS: Array<Column<LedgerEntry>> = [

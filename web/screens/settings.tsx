@@ -3,6 +3,7 @@ import { api, get, type Page, post, query } from '../api.ts';
 import { ALL_SCOPES } from '../../src/domain/scopes.ts';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
 import { type Column, DataTable } from '../table.tsx';
+import type { ApiKey, Delivery, Endpoint, ProviderSetting } from '../types.ts';
 import {
   ConfirmButton,
   Empty,
@@ -25,15 +26,6 @@ export function SettingsScreen() {
       <Webhooks />
     </section>
   );
-}
-
-interface ProviderSetting {
-  provider: string;
-  kind: string;
-  enabled: boolean;
-  priority: number;
-  hasApiKey: boolean;
-  hasPlatformKey: boolean;
 }
 
 const PROVIDER_NAMES: Record<string, string> = { pdl: 'People Data Labs', hunter: 'Hunter', lusha: 'Lusha' };
@@ -162,17 +154,6 @@ function Providers() {
   );
 }
 
-interface ApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  start: string;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
 const KEY_COLUMNS: Array<Column<ApiKey>> = [
   { header: 'Name', cell: (key) => key.name },
   { header: 'Starts with', cell: (key) => <code>{key.start}…</code> },
@@ -277,15 +258,6 @@ function ApiKeys() {
       )}
     </div>
   );
-}
-
-interface Endpoint {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  createdAt: string;
-  disabledAt: string | null;
 }
 
 function Webhooks() {
@@ -399,17 +371,6 @@ function Webhooks() {
       )}
     </div>
   );
-}
-
-interface Delivery {
-  id: string;
-  type: string;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
 }
 
 const DELIVERY_COLUMNS: Array<Column<Delivery>> = [
