@@ -1,5 +1,7 @@
 import { Fragment, type ComponentChildren } from 'preact';
-import { Empty } from './ui.tsx';
+import { useState } from 'preact/hooks';
+import { get, type Page, query } from './api.ts';
+import { Empty, Loading, Pager, useLoad } from './ui.tsx';
 
 export interface Column<T> {
   header: ComponentChildren;
@@ -23,6 +25,19 @@ function Cell<T>({ column, row }: { column: Column<T>; row: T }) {
   );
 }
 
+interface TableProps<T> {
+  columns: Array<Column<T>>;
+  rows: readonly T[];
+  rowKey: (row: T, index: number) => string | number;
+  empty?: ComponentChildren;
+  /** More header rows under the column names. */
+  head?: ComponentChildren;
+  detail?: (row: T) => ComponentChildren;
+  testId?: string;
+  class?: string;
+  wrapClass?: string;
+}
+
 /**
  * Every table of rows the dashboard draws: a header row of column names, one row per item and, when `detail`
  * answers something for an item, a full-width row under it. Without rows it shows `empty` when given.
@@ -37,18 +52,7 @@ export function DataTable<T>({
   testId,
   class: tableClass,
   wrapClass,
-}: {
-  columns: Array<Column<T>>;
-  rows: readonly T[];
-  rowKey: (row: T, index: number) => string | number;
-  empty?: ComponentChildren;
-  /** More header rows under the column names. */
-  head?: ComponentChildren;
-  detail?: (row: T) => ComponentChildren;
-  testId?: string;
-  class?: string;
-  wrapClass?: string;
-}) {
+}: TableProps<T>) {
   if (rows.length === 0 && empty !== undefined) return <Empty>{empty}</Empty>;
   return (
     <div class={wrapClass ? `table-wrap ${wrapClass}` : 'table-wrap'}>
@@ -84,5 +88,37 @@ export function DataTable<T>({
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * One page at a time of a paged collection route: `page` and `limit` go in its query with `params`, and a change
+ * of either (or of `deps`) loads again. `setPage` turns pages; filters set page 1 when they change.
+ */
+export function usePaged<T>(
+  path: string,
+  { limit = 20, ...params }: { limit?: number } & Record<string, string | number | undefined> = {},
+  deps: unknown[] = [],
+) {
+  const [page, setPage] = useState(1);
+  const url = `${path}${query({ page, limit, ...params })}`;
+  return { ...useLoad(() => get<Page<T>>(url), [url, ...deps]), setPage };
+}
+
+/** A paged collection as a table with its pager; "Loading <what>…" until the first page is there. */
+export function PagedTable<T>({
+  paged,
+  what,
+  ...table
+}: { paged: { data?: Page<T>; setPage: (page: number) => void }; what: string } & Omit<
+  TableProps<T>,
+  'rows'
+>) {
+  if (!paged.data) return <Loading what={what} />;
+  return (
+    <>
+      <DataTable rows={paged.data.data} {...table} />
+      <Pager page={paged.data} onPage={paged.setPage} />
+    </>
   );
 }

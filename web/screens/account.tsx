@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { get, type Page, post, query } from '../api.ts';
+import { post } from '../api.ts';
 import { useSession } from '../session.ts';
-import { type Column, DataTable } from '../table.tsx';
+import { type Column, PagedTable, usePaged } from '../table.tsx';
 import type { LedgerEntry, Me } from '../types.ts';
-import { ErrorNote, Loading, Pager, useAction, useLoad, when, words } from '../ui.tsx';
+import { ErrorNote, useAction, when, words } from '../ui.tsx';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [mode, setMode] = useState<'in' | 'up'>('in');
@@ -85,11 +85,7 @@ const LEDGER_COLUMNS: Array<Column<LedgerEntry>> = [
 
 export function AccountScreen() {
   const { me, refresh } = useSession();
-  const [page, setPage] = useState(1);
-  const ledger = useLoad(
-    () => get<Page<LedgerEntry>>(`/api/credits/ledger${query({ page, limit: 20 })}`),
-    [page],
-  );
+  const ledger = usePaged<LedgerEntry>('/api/credits/ledger');
   return (
     <section>
       <h1>Account</h1>
@@ -121,19 +117,13 @@ export function AccountScreen() {
         </button>
       </h2>
       <ErrorNote error={ledger.error} />
-      {!ledger.data ? (
-        <Loading what="the ledger" />
-      ) : (
-        <>
-          <DataTable
-            columns={LEDGER_COLUMNS}
-            rows={ledger.data.data}
-            rowKey={(entry) => entry.id}
-            empty="No credit movements yet. Grants and enrichment charges will be listed here."
-          />
-          <Pager page={ledger.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={ledger}
+        what="the ledger"
+        columns={LEDGER_COLUMNS}
+        rowKey={(entry) => entry.id}
+        empty="No credit movements yet. Grants and enrichment charges will be listed here."
+      />
     </section>
   );
 }

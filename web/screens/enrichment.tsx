@@ -1,9 +1,9 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { get, type Page, post, query } from '../api.ts';
+import { get, post } from '../api.ts';
 import { ListSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
-import { type Column, DataTable } from '../table.tsx';
+import { type Column, PagedTable, usePaged } from '../table.tsx';
 import type { BulkJob } from '../types.ts';
 import {
   Empty,
@@ -11,7 +11,6 @@ import {
   hashParam,
   JobFailure,
   Loading,
-  Pager,
   Progress,
   useAction,
   useJobEvents,
@@ -223,31 +222,24 @@ const JOB_COLUMNS: Array<Column<BulkJob>> = [
 ];
 
 function BulkJobs() {
-  const [page, setPage] = useState(1);
-  const jobs = useLoad(() => get<Page<BulkJob>>(`/api/enrichment/bulk${query({ page, limit: 10 })}`), [page]);
+  const jobs = usePaged<BulkJob>('/api/enrichment/bulk', { limit: 10 });
   const lists = usePickableLists();
   const name = (listId: string) => lists.data?.data.find((l) => l.id === listId)?.name ?? 'a list';
   return (
     <>
       <h2>List enrichments</h2>
       <ErrorNote error={jobs.error} />
-      {!jobs.data ? (
-        <Loading what="enrichment jobs" />
-      ) : (
-        <>
-          <DataTable
-            columns={[
-              { header: 'List', cell: (job) => <a href={`#/enrichment/${job.jobId}`}>{name(job.listId)}</a> },
-              ...JOB_COLUMNS,
-            ]}
-            rows={jobs.data.data}
-            rowKey={(job) => job.jobId}
-            testId="bulk-jobs"
-            empty="No list enriched yet: pick a list above and start."
-          />
-          <Pager page={jobs.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={jobs}
+        what="enrichment jobs"
+        columns={[
+          { header: 'List', cell: (job) => <a href={`#/enrichment/${job.jobId}`}>{name(job.listId)}</a> },
+          ...JOB_COLUMNS,
+        ]}
+        rowKey={(job) => job.jobId}
+        testId="bulk-jobs"
+        empty="No list enriched yet: pick a list above and start."
+      />
     </>
   );
 }

@@ -4,17 +4,15 @@ import { type CsvPreview, previewCsv, saveFile, toCsv } from '../csv.ts';
 import { mapHeader } from '../../src/domain/csv-header.ts';
 import { LEAD_CSV_ALIASES } from '../../src/domain/lead-csv.ts';
 import { ResultSelect } from '../pickers.tsx';
-import { type Column, DataTable } from '../table.tsx';
+import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { Lead, LeadList } from '../types.ts';
 import {
   ConfirmButton,
   counted,
-  Empty,
   ErrorNote,
   fullName,
   Loading,
   Notice,
-  Pager,
   Status,
   useAction,
   useLoad,
@@ -36,8 +34,7 @@ const LIST_COLUMNS: Array<Column<LeadList>> = [
 ];
 
 export function ListsScreen() {
-  const [page, setPage] = useState(1);
-  const lists = useLoad(() => get<Page<LeadList>>(`/api/lists${query({ page, limit: 20 })}`), [page]);
+  const lists = usePaged<LeadList>('/api/lists');
   const create = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
@@ -70,38 +67,27 @@ export function ListsScreen() {
         <ErrorNote error={create.error} />
       </form>
       <ErrorNote error={lists.error} />
-      {!lists.data ? (
-        <Loading what="your lists" />
-      ) : (
-        <>
-          <DataTable
-            columns={LIST_COLUMNS}
-            rows={lists.data.data}
-            rowKey={(list) => list.id}
-            empty={
-              <>
-                No lists yet. Create one above, then import a CSV of leads into it, or{' '}
-                <a href="#/scrape">find profiles with a scrape job</a> and sync them into a list.
-              </>
-            }
-          />
-          <Pager page={lists.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={lists}
+        what="your lists"
+        columns={LIST_COLUMNS}
+        rowKey={(list) => list.id}
+        empty={
+          <>
+            No lists yet. Create one above, then import a CSV of leads into it, or{' '}
+            <a href="#/scrape">find profiles with a scrape job</a> and sync them into a list.
+          </>
+        }
+      />
     </section>
   );
 }
 
 export function ListScreen({ listId }: { listId: string }) {
   const list = useLoad(() => get<LeadList>(`/api/lists/${listId}`), [listId]);
-  const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
-  const leads = useLoad(
-    () =>
-      get<Page<Lead>>(`/api/lists/${listId}/leads${query({ page, limit: 25, emailStatus: status, search })}`),
-    [listId, page, status, search],
-  );
+  const leads = usePaged<Lead>(`/api/lists/${listId}/leads`, { limit: 25, emailStatus: status, search });
   const action = useAction();
   const [renaming, setRenaming] = useState(false);
 
@@ -196,7 +182,7 @@ export function ListScreen({ listId }: { listId: string }) {
             type="search"
             placeholder="name, email, company…"
             onChange={(event) => {
-              setPage(1);
+              leads.setPage(1);
               setSearch((event.currentTarget as HTMLInputElement).value.trim());
             }}
           />
@@ -206,27 +192,25 @@ export function ListScreen({ listId }: { listId: string }) {
           <ResultSelect
             value={status}
             onPick={(result) => {
-              setPage(1);
+              leads.setPage(1);
               setStatus(result);
             }}
           />
         </label>
       </form>
       <ErrorNote error={leads.error} />
-      {!leads.data ? (
-        <Loading what="leads" />
-      ) : leads.data.total === 0 ? (
-        <Empty>
-          {status || search
+      <PagedTable
+        paged={leads}
+        what="leads"
+        columns={LEAD_COLUMNS}
+        rowKey={(lead) => lead.id}
+        class="leads"
+        empty={
+          status || search
             ? 'No lead matches this search.'
-            : 'This list has no leads yet: import a CSV above.'}
-        </Empty>
-      ) : (
-        <>
-          <DataTable columns={LEAD_COLUMNS} rows={leads.data.data} rowKey={(lead) => lead.id} class="leads" />
-          <Pager page={leads.data} onPage={setPage} />
-        </>
-      )}
+            : 'This list has no leads yet: import a CSV above.'
+        }
+      />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { get, type Page, post, query } from '../api.ts';
+import { get, post, query } from '../api.ts';
 import { SAMPLES } from '../samples.ts';
-import { type Column, DataTable } from '../table.tsx';
+import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { ScrapeItem, ScrapeJob } from '../types.ts';
 import {
   ErrorNote,
@@ -76,8 +76,7 @@ const ITEM_COLUMNS: Array<Column<ScrapeItem>> = [
 const TERMINAL = (job: ScrapeJob) => job.status === 'completed' || job.status === 'failed';
 
 export function ScrapeScreen() {
-  const [page, setPage] = useState(1);
-  const jobs = useLoad(() => get<Page<ScrapeJob>>(`/api/scrape/jobs${query({ page, limit: 20 })}`), [page]);
+  const jobs = usePaged<ScrapeJob>('/api/scrape/jobs');
   const upload = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
@@ -130,19 +129,13 @@ export function ScrapeScreen() {
       </form>
       <h2>Jobs</h2>
       <ErrorNote error={jobs.error} />
-      {!jobs.data ? (
-        <Loading what="scrape jobs" />
-      ) : (
-        <>
-          <DataTable
-            columns={JOB_COLUMNS}
-            rows={jobs.data.data}
-            rowKey={(job) => job.id}
-            empty="No scrape job yet: upload a CSV above (try a sample file)."
-          />
-          <Pager page={jobs.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={jobs}
+        what="scrape jobs"
+        columns={JOB_COLUMNS}
+        rowKey={(job) => job.id}
+        empty="No scrape job yet: upload a CSV above (try a sample file)."
+      />
     </section>
   );
 }

@@ -1,21 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, get, type Page, post, query } from '../api.ts';
+import { api, get, post } from '../api.ts';
 import { ALL_SCOPES } from '../../src/domain/scopes.ts';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
-import { type Column, DataTable } from '../table.tsx';
+import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { ApiKey, Delivery, Endpoint, ProviderSetting } from '../types.ts';
-import {
-  ConfirmButton,
-  Empty,
-  ErrorNote,
-  Loading,
-  Notice,
-  Pager,
-  useAction,
-  useLoad,
-  when,
-  words,
-} from '../ui.tsx';
+import { ConfirmButton, Empty, ErrorNote, Loading, Notice, useAction, useLoad, when, words } from '../ui.tsx';
 
 export function SettingsScreen() {
   return (
@@ -390,11 +379,7 @@ const DELIVERY_COLUMNS: Array<Column<Delivery>> = [
 ];
 
 function Deliveries({ endpointId }: { endpointId: string }) {
-  const [page, setPage] = useState(1);
-  const deliveries = useLoad(
-    () => get<Page<Delivery>>(`/api/webhooks/${endpointId}/deliveries${query({ page, limit: 20 })}`),
-    [endpointId, page],
-  );
+  const deliveries = usePaged<Delivery>(`/api/webhooks/${endpointId}/deliveries`);
   const action = useAction();
   const [sent, setSent] = useState<string | null>(null);
   const retry = (id: string) =>
@@ -412,30 +397,24 @@ function Deliveries({ endpointId }: { endpointId: string }) {
       </div>
       {sent && <Notice>The delivery is sent again.</Notice>}
       <ErrorNote error={action.error ?? deliveries.error} />
-      {!deliveries.data ? (
-        <Loading what="deliveries" />
-      ) : (
-        <>
-          <DataTable
-            columns={[
-              ...DELIVERY_COLUMNS,
-              {
-                header: null,
-                cell: (d) => (
-                  <button type="button" disabled={action.busy} onClick={() => retry(d.id)}>
-                    Retry
-                  </button>
-                ),
-              },
-            ]}
-            rows={deliveries.data.data}
-            rowKey={(d) => d.id}
-            testId="deliveries"
-            empty="No delivery yet: one is sent when a subscribed event happens."
-          />
-          <Pager page={deliveries.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={deliveries}
+        what="deliveries"
+        columns={[
+          ...DELIVERY_COLUMNS,
+          {
+            header: null,
+            cell: (d) => (
+              <button type="button" disabled={action.busy} onClick={() => retry(d.id)}>
+                Retry
+              </button>
+            ),
+          },
+        ]}
+        rowKey={(d) => d.id}
+        testId="deliveries"
+        empty="No delivery yet: one is sent when a subscribed event happens."
+      />
     </div>
   );
 }

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { get, type Page, post, query } from '../api.ts';
+import { get, post } from '../api.ts';
 import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
-import { type Column, DataTable } from '../table.tsx';
+import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { DomainStat, Estimate, Transcript, VerificationJob, VerificationResult } from '../types.ts';
 import {
   Empty,
@@ -11,7 +11,6 @@ import {
   JobFailure,
   Loading,
   Notice,
-  Pager,
   percent,
   Progress,
   Status,
@@ -60,11 +59,7 @@ const JOB_COLUMNS: Array<Column<VerificationJob>> = [
 
 export function VerificationScreen() {
   const lists = usePickableLists();
-  const [page, setPage] = useState(1);
-  const jobs = useLoad(
-    () => get<Page<VerificationJob>>(`/api/verification/jobs${query({ page, limit: 20 })}`),
-    [page],
-  );
+  const jobs = usePaged<VerificationJob>('/api/verification/jobs');
   const start = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
@@ -111,19 +106,13 @@ export function VerificationScreen() {
       </form>
       <h2>Jobs</h2>
       <ErrorNote error={jobs.error} />
-      {!jobs.data ? (
-        <Loading what="verification jobs" />
-      ) : (
-        <>
-          <DataTable
-            columns={JOB_COLUMNS}
-            rows={jobs.data.data}
-            rowKey={(job) => job.id}
-            empty="No verification yet: pick a list and a method above."
-          />
-          <Pager page={jobs.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={jobs}
+        what="verification jobs"
+        columns={JOB_COLUMNS}
+        rowKey={(job) => job.id}
+        empty="No verification yet: pick a list and a method above."
+      />
     </section>
   );
 }
@@ -387,14 +376,11 @@ const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
 ];
 
 function Results({ jobId, version }: { jobId: string; version: number }) {
-  const [page, setPage] = useState(1);
   const [filter, setFilter] = useState('');
-  const results = useLoad(
-    () =>
-      get<Page<VerificationResult>>(
-        `/api/verification/jobs/${jobId}/results${query({ page, limit: 25, result: filter })}`,
-      ),
-    [jobId, page, filter, version],
+  const results = usePaged<VerificationResult>(
+    `/api/verification/jobs/${jobId}/results`,
+    { limit: 25, result: filter },
+    [version],
   );
   const [open, setOpen] = useState<string | null>(null);
   return (
@@ -410,42 +396,36 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
         <ResultSelect
           value={filter}
           onPick={(result) => {
-            setPage(1);
+            results.setPage(1);
             setFilter(result);
           }}
         />
       </label>
       <ErrorNote error={results.error} />
-      {!results.data ? (
-        <Loading what="results" />
-      ) : (
-        <>
-          <DataTable
-            columns={[
-              ...RESULT_COLUMNS,
-              {
-                header: null,
-                cell: (r) =>
-                  r.attempts > 0 && (
-                    <button
-                      type="button"
-                      aria-expanded={open === r.email}
-                      onClick={() => setOpen(open === r.email ? null : r.email)}
-                    >
-                      {open === r.email ? 'Hide transcript' : 'Transcript'}
-                    </button>
-                  ),
-              },
-            ]}
-            rows={results.data.data}
-            rowKey={(r) => r.email}
-            detail={(r) => open === r.email && <TranscriptView jobId={jobId} email={r.email} />}
-            testId="results"
-            empty="No result yet: addresses appear here as they are checked."
-          />
-          <Pager page={results.data} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        paged={results}
+        what="results"
+        columns={[
+          ...RESULT_COLUMNS,
+          {
+            header: null,
+            cell: (r) =>
+              r.attempts > 0 && (
+                <button
+                  type="button"
+                  aria-expanded={open === r.email}
+                  onClick={() => setOpen(open === r.email ? null : r.email)}
+                >
+                  {open === r.email ? 'Hide transcript' : 'Transcript'}
+                </button>
+              ),
+          },
+        ]}
+        rowKey={(r) => r.email}
+        detail={(r) => open === r.email && <TranscriptView jobId={jobId} email={r.email} />}
+        testId="results"
+        empty="No result yet: addresses appear here as they are checked."
+      />
     </>
   );
 }
