@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, get, post } from '../api.ts';
 import { ALL_SCOPES } from '../../src/domain/scopes.ts';
@@ -151,6 +152,31 @@ const KEY_COLUMNS: Array<Column<ApiKey>> = [
   { header: 'Last used', cell: (key) => when(key.lastUsedAt) },
 ];
 
+/** A secret the service shows only in its creation answer, until the user says it is copied. */
+function ShownOnce({
+  secret,
+  testId,
+  onCopied,
+  children,
+}: {
+  secret: string;
+  testId: string;
+  onCopied: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="secret" role="status" data-testid={testId}>
+      <p>
+        <strong>{children}</strong>
+      </p>
+      <code>{secret}</code>{' '}
+      <button type="button" onClick={onCopied}>
+        I have copied it
+      </button>
+    </div>
+  );
+}
+
 function ApiKeys() {
   const keys = useLoad(() => get<{ data: ApiKey[] }>('/api/api-keys'), []);
   const action = useAction();
@@ -209,15 +235,9 @@ function ApiKeys() {
       </form>
       <ErrorNote error={action.error ?? keys.error} />
       {secret && (
-        <div class="secret" role="status" data-testid="new-key">
-          <p>
-            <strong>Copy this key now: it is not shown again.</strong>
-          </p>
-          <code>{secret}</code>{' '}
-          <button type="button" onClick={() => setSecret(null)}>
-            I have copied it
-          </button>
-        </div>
+        <ShownOnce secret={secret} testId="new-key" onCopied={() => setSecret(null)}>
+          Copy this key now: it is not shown again.
+        </ShownOnce>
       )}
       {!keys.data ? (
         <Loading what="API keys" />
@@ -311,15 +331,9 @@ function Webhooks() {
       </form>
       <ErrorNote error={action.error ?? endpoints.error} />
       {secret && (
-        <div class="secret" role="status" data-testid="new-webhook">
-          <p>
-            <strong>The signing secret, shown once: store it with your receiver.</strong>
-          </p>
-          <code>{secret}</code>{' '}
-          <button type="button" onClick={() => setSecret(null)}>
-            I have copied it
-          </button>
-        </div>
+        <ShownOnce secret={secret} testId="new-webhook" onCopied={() => setSecret(null)}>
+          The signing secret, shown once: store it with your receiver.
+        </ShownOnce>
       )}
       {!endpoints.data ? (
         <Loading what="webhook endpoints" />
