@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { acquireLease } from '../../src/db/repos/smtp-budget.ts';
+import { initOrm, migrateUp } from '../../src/db/orm.ts';
+import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { environmentWarnings } from '../../src/smtp/environment.ts';
 import type { SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
 import { SharedBudget } from '../../src/smtp/shared-budget.ts';
@@ -10,6 +15,7 @@ import type { HostBehaviour, MailHost, MailWorld, MxSpec } from '../support/mail
 import { startMailWorld } from '../support/mail-world/index.ts';
 import { hostOf, testProber } from '../support/mail-world/prober.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
+import { freePort } from '../support/worker-process.ts';
 
 /**
  * The per-(egress, MX host) budget every worker process shares (CONTRACT §11). Each "process" here is a
@@ -25,6 +31,7 @@ const SHARED = domains('s', 9);
 const TWO_SOURCES = domains('two', 8);
 const DROPPED = domains('e', 4);
 const RESTART = domains('r', 4);
+const REBOOT = domains('rb', 4);
 const DEAD = 'dead.test';
 
 function hostFor(host: string, ip: string, served: readonly string[], extra: HostBehaviour = {}): MxSpec {
@@ -82,6 +89,7 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
   }
 }
 
+
 beforeAll(async () => {
   db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
   const shared = hostFor('mx.shared.test', '127.0.0.130', SHARED);
@@ -90,6 +98,7 @@ beforeAll(async () => {
   const canary = hostFor('mx.canary.test', '127.0.0.133', [], { dropFrom: ['127.0.0.3'] });
   const throttling = hostFor('mx.throttle.test', '127.0.0.134', ['t.test'], { closeAfterCommands: 4 });
   const restart = hostFor('mx.restart.test', '127.0.0.135', RESTART, { latencyMs: 30 });
+  const reboot = hostFor('mx.reboot.test', '127.0.0.137', REBOOT, { latencyMs: 30 });
   const dead = hostFor('mx.dead-holder.test', '127.0.0.136', [DEAD]);
   world = await startMailWorld({
     domains: {
@@ -97,6 +106,7 @@ beforeAll(async () => {
       ...Object.fromEntries(TWO_SOURCES.map((d) => [d, { mx: [two] }])),
       ...Object.fromEntries(DROPPED.map((d) => [d, { mx: [dropped] }])),
       ...Object.fromEntries(RESTART.map((d) => [d, { mx: [restart] }])),
+      ...Object.fromEntries(REBOOT.map((d) => [d, { mx: [reboot] }])),
       'canary.test': { mx: [canary] },
       't.test': { mx: [throttling] },
       [DEAD]: { mx: [dead] },
@@ -252,6 +262,40 @@ describe('one budget per (egress, MX host) across processes', () => {
       await until(async () => (await leasesOf('mx.restart.test')) === 0, ttlMs + 10_000, 'leases gone');
     } finally {
       await proxy.down();
+    }
+  });
+
+  it('the lease table survives a real PostgreSQL restart mid-job: sessions wait, then carry on within the limit', async () => {
+    // A private server (the one npm run dev embeds), so stopping it stops nobody else's tests.
+    const root = await mkdtemp(path.join(tmpdir(), 'budget-pg-'));
+    await chmod(root, 0o755);
+    const options = { dataDir: path.join(root, 'postgres'), port: await freePort(), signal: new AbortController().signal, log: () => undefined };
+    let server = await startEmbeddedPostgres(options);
+    try {
+      const orm = await initOrm(server.url);
+      await migrateUp(orm);
+      await orm.close();
+      const ttlMs = 3_000;
+      const budget = processBudget({ ttlMs, connectionString: server.url });
+      const prober = proberFor({ budget });
+      const work = probeAll(prober, REBOOT);
+      await until(async () => budget.held > 0, 30_000, 'a lease held');
+      await server.process.stop();
+      server = await startEmbeddedPostgres(options);
+      expect(await work).toEqual(expected(REBOOT));
+      expect(host('mx.reboot.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
+      // Leases committed before the restart are still rows after it, and expire like a dead worker's.
+      const after = new pg.Pool({ connectionString: server.url, max: 1 });
+      pools.push(after);
+      await until(
+        async () => (await after.query<{ n: number }>("select count(*)::int as n from smtp_lease where host = 'mx.reboot.test' and expires_at > clock_timestamp()")).rows[0]!.n === 0,
+        ttlMs + 10_000,
+        'leases gone',
+      );
+    } finally {
+      for (const pool of pools.splice(-2)) await pool.end().catch(() => undefined);
+      await server.process.stop();
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

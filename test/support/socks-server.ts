@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './worker-process.ts';
 
 /** A real SOCKS5 server (Debian's microsocks) on loopback, for probes that leave through a proxy. */
 export interface SocksServer {
@@ -11,13 +12,6 @@ export interface SocksServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
