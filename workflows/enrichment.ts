@@ -23,7 +23,8 @@ const PROVIDER_RETRY = {
 
 const { enrichBulkBatch } = proxyActivities<EnrichmentActivities>({
   startToCloseTimeout: '15 minutes',
-  // The batch heartbeats every 2 s: a killed worker's batch moves to another worker within seconds.
+  // The batch heartbeats while it works (activities/heartbeat.ts): a killed worker's batch moves to another
+  // worker within the heartbeat timeout.
   heartbeatTimeout: '10 seconds',
   // About ten minutes of failing providers before the job is given up as failed.
   retry: { ...PROVIDER_RETRY, maximumAttempts: 14 },

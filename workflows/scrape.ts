@@ -30,7 +30,8 @@ const PAUSED_RECHECK = '15 minutes';
 
 const { processScrapeBatch } = proxyActivities<ScrapeActivities>({
   startToCloseTimeout: '5 minutes',
-  // Each search is at most ~50 s (timeout and in-call retries); the activity heartbeats every 5 s meanwhile.
+  // Each search is at most ~50 s (timeout and in-call retries); the activity heartbeats meanwhile
+  // (activities/heartbeat.ts), so only a dead worker misses the timeout.
   heartbeatTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',

@@ -26,9 +26,9 @@ import {
 } from '../src/temporal/verification-messages.ts';
 
 // Short database steps: retried until the database answers. They run as local activities (in this worker, no
-// task through the server), because each sits on the path a user waits on: as ordinary activities each cost
-// 6–20 ms and a workflow task more (a 1-address job: 3 of them, ~40 ms of its ~330 ms). Histories recorded
-// before the patch replay their ordinary activities.
+// task through the server), because each sits on the path a user waits on and an ordinary activity adds a
+// round trip through the server and a workflow task to each. Histories recorded before the patch replay
+// their ordinary activities.
 const DB_STEPS = { startToCloseTimeout: '2m', retry: { initialInterval: '1s', maximumInterval: '30s' } } as const;
 const dbTasks = proxyActivities<VerificationActivities>(DB_STEPS);
 const dbLocal = proxyLocalActivities<VerificationActivities>(DB_STEPS);

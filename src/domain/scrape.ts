@@ -94,7 +94,7 @@ export function scrapeRowValues(record: string[], mapping: Map<number, ScrapeCol
 }
 
 /** `https://www.Acme.com/about` → `acme.com`; null when the cell holds no host name. */
-export function companyDomainOf(raw: string | null): string | null {
+export function companyDomainOf(raw: string | null | undefined): string | null {
   const trimmed = raw?.trim();
   if (!trimmed) return null;
   try {

@@ -1,4 +1,5 @@
 import { normalizeProfileUrl } from './profile-url.ts';
+import { companyDomainOf } from './scrape.ts';
 
 export type ScrapeInputType = 'companies' | 'names' | 'domains';
 
@@ -46,7 +47,7 @@ export function buildProfileSearchQuery(inputType: ScrapeInputType, row: ScrapeR
       return name ? join([SITE, name, phrase(row.company)]) : null;
     }
     case 'domains': {
-      const domain = row.domain ? domainOf(row.domain) : null;
+      const domain = companyDomainOf(row.domain);
       return domain ? join([SITE, `"${domain}"`, role]) : null;
     }
   }
@@ -118,17 +119,6 @@ function join(terms: (string | undefined)[]): string {
 }
 
 /** `https://www.Acme.com/about` → `acme.com`; null when no host name can be read. */
-function domainOf(raw: string): string | null {
-  const trimmed = raw.trim();
-  if (trimmed === '') return null;
-  try {
-    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).hostname;
-    const domain = host.replace(/^www\./, '');
-    return /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/.test(domain) ? domain : null;
-  } catch {
-    return null;
-  }
-}
 
 function stripEllipsis(text: string): string {
   return text.replace(ELLIPSIS, '').trim();

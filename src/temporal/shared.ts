@@ -1,10 +1,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from './search-attributes.ts';
 
-/**
- * Names shared by workflow code and its callers. Workflows import this file, so it must stay free of
- * Node built-ins and I/O.
- */
+/** Names shared by the processes that start, signal and run the job workflows (the API, the worker, the CLI). */
 export const DEFAULT_TASK_QUEUE = 'lead-enrichment';
 
 export const JOB_KINDS = ['verification', 'scrape', 'enrichment'] as const;
