@@ -1,8 +1,8 @@
 import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { SecretDecryptionError, secretBoxFromConfig } from '../src/crypto/secret-box.ts';
-import { beginBulkJob, failBulkJob } from '../src/db/repos/enrichment-jobs.ts';
-import { enrichBulkBatch, type BatchInput, type BatchStep } from '../src/enrichment/bulk.ts';
+import { beginBulkJob, failBulkJob } from '../src/enrichment/repository.ts';
+import { enrichBulkBatch, type BatchInput, type BatchStep } from '../src/enrichment/engine.ts';
 import type { EnrichmentServices } from '../src/enrichment/services.ts';
 import {
   lookupProfile,

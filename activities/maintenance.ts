@@ -1,5 +1,5 @@
 import { deleteExpiredKeys } from '../src/db/repos/idempotency.ts';
-import { deleteExpiredCache } from '../src/db/repos/verify-cache.ts';
+import { deleteExpiredCache } from '../src/verify/repository.ts';
 import { log } from '../src/log.ts';
 import type { ActivityDeps } from './deps.ts';
 

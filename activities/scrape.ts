@@ -1,14 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { heartbeating } from './heartbeat.ts';
 import { jobActivities } from './job-gone.ts';
-import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItems } from '../src/db/repos/scrape-items.ts';
+import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItems } from '../src/scrape/repository-items.ts';
 import {
   completeScrapeJob,
   failScrapeJob,
   markScrapeJobStarted,
   readScrapeControl,
   type ScrapeJobControl,
-} from '../src/db/repos/scrape-jobs.ts';
+} from '../src/scrape/repository.ts';
 import { requiredColumnsText, type ScrapeInputType, type ScrapeJobStatus } from '../src/domain/scrape.ts';
 import { buildProfileSearchQuery, pickProfileHit } from '../src/domain/search-query.ts';
 import { ProviderRequestError } from '../src/providers/errors.ts';

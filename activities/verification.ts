@@ -11,13 +11,13 @@ import {
   recordApiVerdicts,
   recordDecision,
   loadVerificationWork,
-} from '../src/db/repos/verification-work.ts';
+} from '../src/verification/repository-work.ts';
 import { API_PRICE_MICROS, type Decision, type DecisionResult } from '../src/domain/verification.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
-import { probeSlice, type SliceInput } from './verification-smtp.ts';
-import { retryDeferred } from './verification-greylist.ts';
-import { deferredCount } from '../src/db/repos/verification-deferred.ts';
+import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
+import { retryDeferred } from '../src/verification/engine-greylist.ts';
+import { deferredCount } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
 
 /** How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight. */

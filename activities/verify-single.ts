@@ -1,5 +1,5 @@
-import { checkSingleAddress, type SingleCheckInput } from '../src/verify/single-check.ts';
-import type { CheckRecord } from '../src/db/repos/verify-cache.ts';
+import { checkSingleAddress, type SingleCheckInput } from '../src/verify/engine.ts';
+import type { CheckRecord } from '../src/verify/repository.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export type { CheckRecord, SingleCheckInput };

@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ScrapeActivities } from '../activities/scrape.ts';
-import { pauseScrapeSignal, resumeScrapeSignal } from '../src/temporal/scrape-messages.ts';
+import { pauseScrapeSignal, resumeScrapeSignal } from '../src/scrape/messages.ts';
 import { emitJobEvent } from './job-events.ts';
 import { jobFailureReason, recordJobFailure } from './job-failure.ts';
 import { jobGone } from './job-gone.ts';

@@ -23,7 +23,7 @@ import {
   decisionUpdate,
   invalidStateFailure,
   type VerificationWorkflowInput,
-} from '../src/temporal/verification-messages.ts';
+} from '../src/verification/messages.ts';
 
 // Short database steps: retried until the database answers. They run as local activities (in this worker, no
 // task through the server), because each sits on the path a user waits on and an ordinary activity adds a

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CachedProfile } from '../db/repos/enriched-profiles.ts';
+import type { CachedProfile } from './repository-profiles.ts';
 import { applyCredits, InsufficientCreditsError } from '../db/repos/credits.ts';
 import { CREDIT_PRICES, orderedFields, type EnrichmentField } from '../domain/enrichment.ts';
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from '../db/repos/enriched-profiles.ts';
+import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from './repository-profiles.ts';
 import { ENRICHMENT_FIELDS, type EnrichmentField } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';
 import { prepareWaterfall, type EnrichmentServices } from './services.ts';

@@ -4,7 +4,7 @@
  */
 import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
 import type { IScrapeJob } from '../db/entities/scrape-job.ts';
-import type { VerificationJobView } from '../db/repos/verification.ts';
+import type { VerificationJobView } from '../verification/repository.ts';
 import type { BulkStatus, EnrichmentField, StopReason } from '../domain/enrichment.ts';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
 import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';

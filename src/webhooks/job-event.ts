@@ -1,7 +1,7 @@
 /** What a job event says (CONTRACT §9.3): the job as its GET route shows it, at the moment of the event. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EnrichmentJob, ScrapeJob, VerificationJob } from '../db/entities/index.ts';
-import { viewVerificationJobs } from '../db/repos/verification.ts';
+import { viewVerificationJobs } from '../verification/repository.ts';
 import type { WebhookEvent } from '../domain/webhook-events.ts';
 import { toBulkJobDto, toJobDto, toScrapeJobDto } from '../jobs/views.ts';
 

@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { enrichmentActivities, type BatchStep } from '../../activities/enrichment.ts';
 import { createActivityDeps } from '../../activities/deps.ts';
-import { createBulkJob, listSnapshot } from '../../src/db/repos/enrichment-jobs.ts';
+import { createBulkJob, listSnapshot } from '../../src/enrichment/repository.ts';
 import { chargesOf, eventually, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/enrichment/worker-process-handle.ts';
 import { MAIL, startEnrichmentWorld, withFastProviders, type EnrichmentWorld } from '../support/enrichment/world.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
-import { decisionUpdate } from '../../src/temporal/verification-messages.ts';
+import { decisionUpdate } from '../../src/verification/messages.ts';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';

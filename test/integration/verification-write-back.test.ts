@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
-import { STORE_SMTP_BATCH_SQL, type SmtpOutcomeRow, writeSmtpOutcomes } from '../../src/db/repos/verification-work.ts';
+import { STORE_SMTP_BATCH_SQL, type SmtpOutcomeRow, writeSmtpOutcomes } from '../../src/verification/repository-work.ts';
 import { adminDatabase, createScratchDatabase } from '../support/scratch.ts';
 
 // A database of its own: the large table and its stale statistics must not slow the other files' tests.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox, SecretDecryptionError } from '../../src/crypto/secret-box.ts';
-import { mergeCacheEntry, type CachedProfile } from '../../src/db/repos/enriched-profiles.ts';
+import { mergeCacheEntry, type CachedProfile } from '../../src/enrichment/repository-profiles.ts';
 import { CREDIT_PRICES, creditsPerProfile, estimateCredits, orderedFields } from '../../src/domain/enrichment.ts';
 import { EmailChecker } from '../../src/enrichment/email-checker.ts';
 import { domainFromWebsite } from '../../src/enrichment/waterfall.ts';

@@ -5,7 +5,7 @@ import {
   pageBulkEnrichmentDtos,
   startBulkEnrichment,
   streamBulkEnrichment,
-} from '../handlers/enrichment.ts';
+} from '../../enrichment/service.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
 import { json, PageQuerySchema, pageOf, uuidParam } from '../schemas/common.ts';
 import {

@@ -1,4 +1,4 @@
-import { verifyAddress } from '../handlers/verify-address.ts';
+import { verifyAddress } from '../../verify/service.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
 import { json } from '../schemas/common.ts';
 import { VerifyInputSchema, VerifyResultSchema } from '../schemas/verify.ts';

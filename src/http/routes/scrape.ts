@@ -1,14 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'hono';
-import { storeScrapeRows } from '../../csv/import-scrape.ts';
+import { storeScrapeRows } from '../../scrape/upload.ts';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { newId } from '../../db/entities/common.ts';
 import { ScrapeJob } from '../../db/entities/index.ts';
 import type { IScrapeJob } from '../../db/entities/scrape-job.ts';
-import { itemsAfter, type ScrapeItemRow } from '../../db/repos/scrape-items.ts';
-import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from '../../db/repos/scrape-jobs.ts';
-import { syncScrapeJob } from '../../db/repos/scrape-sync.ts';
+import { itemsAfter, type ScrapeItemRow } from '../../scrape/repository-items.ts';
+import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from '../../scrape/repository.ts';
+import { syncScrapeJob } from '../../scrape/repository-sync.ts';
 import {
   acceptedScrapeColumns,
   detectInputType,
@@ -18,9 +18,9 @@ import {
   RESUMABLE,
   supportsInputType,
 } from '../../domain/scrape.ts';
-import { pauseScrapeSignal, resumeScrapeSignal } from '../../temporal/scrape-messages.ts';
+import { pauseScrapeSignal, resumeScrapeSignal } from '../../scrape/messages.ts';
 import { workflowId } from '../../temporal/shared.ts';
-import { startJobWorkflow } from '../../temporal/start-job.ts';
+import { startJobWorkflow } from '../../jobs/start.ts';
 import type { scrapeWorkflow } from '../../../workflows/scrape.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../../errors.ts';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
-import { allVerificationResults, domainStats, getVerificationJob, pageVerificationJobs, viewVerificationJob, viewVerificationJobs } from '../../db/repos/verification.ts';
+import { allVerificationResults, domainStats, getVerificationJob, pageVerificationJobs, viewVerificationJob, viewVerificationJobs } from '../../verification/repository.ts';
 import {
   decideVerificationJob,
   pageResultDtos,
@@ -8,7 +8,7 @@ import {
   startVerificationJob,
   streamVerificationJob,
   verificationJobDto,
-} from '../handlers/verification.ts';
+} from '../../verification/service.ts';
 import { toJobDto } from '../../jobs/views.ts';
 import { organizationId } from '../middleware/session.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
-import type { DomainStat, VerificationJobView, ResultRow } from '../../db/repos/verification.ts';
+import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/repository.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,

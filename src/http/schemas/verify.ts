@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { CheckRecord } from '../../db/repos/verify-cache.ts';
+import type { CheckRecord } from '../../verify/repository.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import { MX_PROVIDERS, providerOfHost } from '../../domain/mx-provider.ts';
 import { Timestamp } from './common.ts';

@@ -2,14 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
-import type { singleVerifyWorkflow } from '../../../workflows/verify-single.ts';
-import { type CheckRecord, NO_SMTP, recentResult } from '../../db/repos/verify-cache.ts';
-import { domainOf, isValidEmailSyntax, normalizeEmail } from '../../domain/email.ts';
-import { jobSearchAttributes } from '../../temporal/shared.ts';
-import type { AppEnv } from '../env.ts';
-import { organizationId } from '../middleware/session.ts';
-import { toVerifyDto } from '../schemas/verify.ts';
-import { requestEm } from '../middleware/request-context.ts';
+import type { singleVerifyWorkflow } from '../../workflows/verify-single.ts';
+import { type CheckRecord, NO_SMTP, recentResult } from './repository.ts';
+import { domainOf, isValidEmailSyntax, normalizeEmail } from '../domain/email.ts';
+import { jobSearchAttributes } from '../temporal/shared.ts';
+import type { AppEnv } from '../http/env.ts';
+import { organizationId } from '../http/middleware/session.ts';
+import { toVerifyDto } from '../http/schemas/verify.ts';
+import { requestEm } from '../http/middleware/request-context.ts';
 
 /** Time for the worker to pick the check up and hand the answer back, on top of the probe's own deadline. */
 const HANDOFF_MS = 700;

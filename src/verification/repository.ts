@@ -1,16 +1,16 @@
 import type { QueryResult } from '@mikro-orm/core';
-import type { MxProvider } from '../../domain/mx-provider.ts';
+import type { MxProvider } from '../domain/mx-provider.ts';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import type { EmailResult } from '../../domain/lead.ts';
+import type { EmailResult } from '../domain/lead.ts';
 import {
   ACTIVE_STAGES,
   type FinalCounts,
   type VerificationMethod,
   type VerificationStage,
-} from '../../domain/verification.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { VerificationJob } from '../entities/index.ts';
-import type { IVerificationJob } from '../entities/verification-job.ts';
+} from '../domain/verification.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { VerificationJob } from '../db/entities/index.ts';
+import type { IVerificationJob } from '../db/entities/verification-job.ts';
 
 /**
  * A UUIDv7 computed by PostgreSQL (15 has no uuidv7()): a random v4 whose first 48 bits become the

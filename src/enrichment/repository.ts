@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import { estimateCredits, type EnrichmentField } from '../../domain/enrichment.ts';
-import { JobGoneError, notFound } from '../../errors.ts';
-import { EnrichmentJob } from '../entities/index.ts';
-import { kysely } from '../kysely.ts';
-import type { IEnrichmentJob } from '../entities/enrichment-job.ts';
+import { estimateCredits, type EnrichmentField } from '../domain/enrichment.ts';
+import { JobGoneError, notFound } from '../errors.ts';
+import { EnrichmentJob } from '../db/entities/index.ts';
+import { kysely } from '../db/kysely.ts';
+import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
 
 /** The list's lead count and newest lead: the job covers exactly these leads. */
 export async function listSnapshot(em: EntityManager, listId: string): Promise<{ totalLeads: number; lastLeadId: string | null }> {

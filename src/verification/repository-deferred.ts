@@ -1,8 +1,8 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MxProvider } from '../../domain/mx-provider.ts';
-import type { StoredAttempt } from '../entities/verification-result.ts';
-import { WRITE_BATCH_TO_LEADS } from './lead-write-back.ts';
+import type { MxProvider } from '../domain/mx-provider.ts';
+import type { StoredAttempt } from '../db/entities/verification-result.ts';
+import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
 
 /**
  * Addresses still answered with a 4xx (greylisting) after their SMTP attempts wait, stored on their

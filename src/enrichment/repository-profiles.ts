@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import { ENRICHMENT_FIELDS, type EnrichmentField } from '../../domain/enrichment.ts';
-import { newId } from '../entities/common.ts';
-import { kysely } from '../kysely.ts';
+import { ENRICHMENT_FIELDS, type EnrichmentField } from '../domain/enrichment.ts';
+import { newId } from '../db/entities/common.ts';
+import { kysely } from '../db/kysely.ts';
 
 /** The enrichment cache entry of one profile (see the EnrichedProfile entity). */
 export interface CachedProfile {

@@ -3,8 +3,8 @@
  * recent results, from its single checks and its verification jobs alike.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EmailResult } from '../../domain/lead.ts';
-import { newId } from '../entities/common.ts';
+import type { EmailResult } from '../domain/lead.ts';
+import { newId } from '../db/entities/common.ts';
 
 export interface DomainFact {
   domain: string;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertScrapeItems } from '../db/repos/scrape-items.ts';
+import { insertScrapeItems } from './repository-items.ts';
 import {
   acceptedScrapeColumns,
   mapScrapeHeader,
@@ -9,7 +9,7 @@ import {
   scrapeRowValues,
 } from '../domain/scrape.ts';
 import { ApiError } from '../errors.ts';
-import { readCsvRecords, uploadError } from './read.ts';
+import { readCsvRecords, uploadError } from '../csv/read.ts';
 
 const BATCH = 1000;
 

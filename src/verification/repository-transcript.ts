@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AttemptTranscript, SessionOpening, TranscriptLine } from '../../domain/smtp-transcript.ts';
-import type { StoredAttempt } from '../entities/verification-result.ts';
-import { type ResultRow, RESULT_COLUMNS, toResultRow } from './verification.ts';
+import type { AttemptTranscript, SessionOpening, TranscriptLine } from '../domain/smtp-transcript.ts';
+import type { StoredAttempt } from '../db/entities/verification-result.ts';
+import { type ResultRow, RESULT_COLUMNS, toResultRow } from './repository.ts';
 
 /** An attempt as a result row keeps it: its session named, not copied. */
 export const storedTranscript = (attempts: AttemptTranscript[]): StoredAttempt[] =>

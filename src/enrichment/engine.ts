@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { mapConcurrent } from '../concurrency.ts';
-import { loadBulkWork, moveBulkCursor, recordBulkBatch } from '../db/repos/enrichment-jobs.ts';
-import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfile } from '../db/repos/enriched-profiles.ts';
+import { loadBulkWork, moveBulkCursor, recordBulkBatch } from './repository.ts';
+import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfile } from './repository-profiles.ts';
 import { type EnrichmentLeadRow, leadsForEnrichment, writeEnrichedValues } from '../db/repos/leads.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';

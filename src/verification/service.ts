@@ -5,23 +5,23 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from 'hono';
-import type { verificationWorkflow } from '../../../workflows/verification.ts';
-import { createVerificationJob, deleteVerificationJob, getVerificationJob, pageVerificationResults, viewVerificationJob } from '../../db/repos/verification.ts';
-import { acceptsDecision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../../domain/verification.ts';
-import { workflowId } from '../../temporal/shared.ts';
-import { startJobWorkflow } from '../../temporal/start-job.ts';
-import { decisionUpdate, INVALID_STATE_FAILURE } from '../../temporal/verification-messages.ts';
-import type { AppEnv } from '../env.ts';
-import { streamJob } from '../job-stream.ts';
-import { invalidState, notFound } from '../../errors.ts';
-import { resultWithTranscript } from '../../db/repos/verification-transcript.ts';
-import { normalizeEmail } from '../../domain/email.ts';
-import { organizationId } from '../middleware/session.ts';
-import { offsetOf, paginated, type PageQuery } from '../schemas/common.ts';
-import { toJobDto } from '../../jobs/views.ts';
-import { type DecisionInputSchema, toResultDto } from '../schemas/verification.ts';
+import type { verificationWorkflow } from '../../workflows/verification.ts';
+import { createVerificationJob, deleteVerificationJob, getVerificationJob, pageVerificationResults, viewVerificationJob } from './repository.ts';
+import { acceptsDecision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
+import { workflowId } from '../temporal/shared.ts';
+import { startJobWorkflow } from '../jobs/start.ts';
+import { decisionUpdate, INVALID_STATE_FAILURE } from './messages.ts';
+import type { AppEnv } from '../http/env.ts';
+import { streamJob } from '../http/job-stream.ts';
+import { invalidState, notFound } from '../errors.ts';
+import { resultWithTranscript } from './repository-transcript.ts';
+import { normalizeEmail } from '../domain/email.ts';
+import { organizationId } from '../http/middleware/session.ts';
+import { offsetOf, paginated, type PageQuery } from '../http/schemas/common.ts';
+import { toJobDto } from '../jobs/views.ts';
+import { type DecisionInputSchema, toResultDto } from '../http/schemas/verification.ts';
 import type { z } from '@hono/zod-openapi';
-import { requestEm } from '../middleware/request-context.ts';
+import { requestEm } from '../http/middleware/request-context.ts';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
 export async function startVerificationJob(c: Context<AppEnv>, input: { listId: string; verificationMethod: VerificationMethod }) {

@@ -1,4 +1,4 @@
-import type { Orm } from '../src/db/orm.ts';
+import type { Orm } from '../db/orm.ts';
 import {
   addJobWarnings,
   type SmtpOutcomeRow,
@@ -9,11 +9,11 @@ import {
   type DomainVerdict,
   type WorkDomain,
   writeSmtpOutcomes,
-} from '../src/db/repos/verification-work.ts';
-import type { VerificationMethod } from '../src/domain/verification.ts';
-import { providerOfHost } from '../src/domain/mx-provider.ts';
-import { environmentWarnings } from '../src/smtp/environment.ts';
-import type { ProbeOutcome, SmtpProber } from '../src/smtp/prober.ts';
+} from './repository-work.ts';
+import type { VerificationMethod } from '../domain/verification.ts';
+import { providerOfHost } from '../domain/mx-provider.ts';
+import { environmentWarnings } from '../smtp/environment.ts';
+import type { ProbeOutcome, SmtpProber } from '../smtp/prober.ts';
 
 /** Addresses of one domain read (and handed to one probeDomain call) at a time. */
 const PAGE_SIZE = 1000;

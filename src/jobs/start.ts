@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
-import { jobSearchAttributes, type JobKind, workflowId } from './shared.ts';
+import { jobSearchAttributes, type JobKind, workflowId } from '../temporal/shared.ts';
 
 export interface JobStart<W extends Workflow> {
   kind: JobKind;

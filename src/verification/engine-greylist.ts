@@ -1,8 +1,8 @@
-import type { Orm } from '../src/db/orm.ts';
-import { deferredAddresses, deferredCount } from '../src/db/repos/verification-deferred.ts';
-import { writeSmtpOutcomes } from '../src/db/repos/verification-work.ts';
-import type { SmtpProber } from '../src/smtp/prober.ts';
-import { fromOutcome } from './verification-smtp.ts';
+import type { Orm } from '../db/orm.ts';
+import { deferredAddresses, deferredCount } from './repository-deferred.ts';
+import { writeSmtpOutcomes } from './repository-work.ts';
+import type { SmtpProber } from '../smtp/prober.ts';
+import { fromOutcome } from './engine.ts';
 
 const PAGE_SIZE = 1000;
 

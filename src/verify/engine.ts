@@ -3,7 +3,7 @@
  * SmtpProber and therefore the same connection limits as every job.
  */
 import type { Orm } from '../db/orm.ts';
-import { type CheckRecord, type DomainFact, freshDomainFact, NO_SMTP, saveCheck, saveDomainFact } from '../db/repos/verify-cache.ts';
+import { type CheckRecord, type DomainFact, freshDomainFact, NO_SMTP, saveCheck, saveDomainFact } from './repository.ts';
 import { domainOf, normalizeEmail } from '../domain/email.ts';
 import type { SmtpProber } from '../smtp/prober.ts';
 

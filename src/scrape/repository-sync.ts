@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import { companyDomainOf } from '../../domain/scrape.ts';
-import { notFound } from '../../errors.ts';
-import { LeadInputSchema } from '../../domain/lead-input.ts';
-import { kysely } from '../kysely.ts';
-import { insertLeads } from './leads.ts';
-import { createList } from './lists.ts';
-import { clearItemsSynced, itemsAfter, markItemsSynced, type ScrapeItemRow } from './scrape-items.ts';
+import { companyDomainOf } from '../domain/scrape.ts';
+import { notFound } from '../errors.ts';
+import { LeadInputSchema } from '../domain/lead-input.ts';
+import { kysely } from '../db/kysely.ts';
+import { insertLeads } from '../db/repos/leads.ts';
+import { createList } from '../db/repos/lists.ts';
+import { clearItemsSynced, itemsAfter, markItemsSynced, type ScrapeItemRow } from './repository-items.ts';
 
 const PAGE = 1000;
 

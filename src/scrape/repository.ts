@@ -1,10 +1,10 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import type { ScrapeInputType, ScrapeJobStatus } from '../../domain/scrape.ts';
-import { invalidState, JobGoneError, notFound } from '../../errors.ts';
-import { ScrapeJob } from '../entities/index.ts';
-import { kysely } from '../kysely.ts';
-import type { IScrapeJob } from '../entities/scrape-job.ts';
+import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
+import { invalidState, JobGoneError, notFound } from '../errors.ts';
+import { ScrapeJob } from '../db/entities/index.ts';
+import { kysely } from '../db/kysely.ts';
+import type { IScrapeJob } from '../db/entities/scrape-job.ts';
 
 export async function getScrapeJob(em: EntityManager, organizationId: string, jobId: string): Promise<IScrapeJob> {
   const job = await em.findOne(ScrapeJob, { id: jobId, organization: organizationId });

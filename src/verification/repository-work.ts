@@ -1,8 +1,8 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EmailResult } from '../../domain/lead.ts';
-import type { MxProvider } from '../../domain/mx-provider.ts';
-import type { AttemptTranscript } from '../../domain/smtp-transcript.ts';
+import type { EmailResult } from '../domain/lead.ts';
+import type { MxProvider } from '../domain/mx-provider.ts';
+import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 import {
   type Decision,
   type DecisionResult,
@@ -12,12 +12,12 @@ import {
   stageAfterSmtp,
   type VerificationMethod,
   type VerificationStage,
-} from '../../domain/verification.ts';
-import { JobGoneError } from '../../errors.ts';
-import { newId } from '../entities/common.ts';
-import { recordDeferred, settleDeferred } from './verification-deferred.ts';
-import { WRITE_BATCH_TO_LEADS } from './lead-write-back.ts';
-import { storedTranscript, writeSmtpSessions } from './verification-transcript.ts';
+} from '../domain/verification.ts';
+import { JobGoneError } from '../errors.ts';
+import { newId } from '../db/entities/common.ts';
+import { recordDeferred, settleDeferred } from './repository-deferred.ts';
+import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
+import { storedTranscript, writeSmtpSessions } from './repository-transcript.ts';
 
 export interface VerificationWork {
   id: string;

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import type { ScrapeItemStatus, ScrapeRowValues } from '../../domain/scrape.ts';
-import { newId } from '../entities/common.ts';
-import { kysely } from '../kysely.ts';
+import type { ScrapeItemStatus, ScrapeRowValues } from '../domain/scrape.ts';
+import { newId } from '../db/entities/common.ts';
+import { kysely } from '../db/kysely.ts';
 
 /** An item as reads, downloads, searches and syncs see it. */
 export interface ScrapeItemRow extends ScrapeRowValues {
