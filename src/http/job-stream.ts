@@ -8,12 +8,8 @@ import { streamSSE } from 'hono/streaming';
 import { databaseLimits } from '../db/pg-options.ts';
 import { jobNotifications } from '../db/job-notifications.ts';
 import type { AppEnv } from './env.ts';
+import type { JobView } from '../jobs/views.ts';
 
-export interface JobView {
-  stage: string;
-  terminal: boolean;
-  data: unknown;
-}
 
 const PROGRESS_EVERY_MS = 1_000;
 const FALLBACK_READ_MS = 5_000;

@@ -1,37 +1,42 @@
-import type { Client } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { Duration, Workflow } from '@temporalio/common';
+import type { Config } from '../config.ts';
 import { jobSearchAttributes, type JobKind, workflowId } from '../temporal/shared.ts';
 
-export interface JobStart<W extends Workflow> {
+export interface WorkflowStart<W extends Workflow> {
   kind: JobKind;
-  jobId: string;
+  /** The job's id, or a single request's own id: the workflow id is `<kind>-<id>` either way. */
+  id: string;
   organizationId: string;
   listId?: string | null;
   workflowType: string;
   args: Parameters<W>;
+  /** For a single request a caller waits on: Temporal ends the workflow after this long. */
+  executionTimeout?: Duration;
 }
 
 /**
- * Starts the workflow of a job that was just stored. A job whose workflow cannot start is taken back
- * (`rollback` deletes it) before the error goes on: without its workflow it would sit pending forever,
- * and a verification job would block its list.
+ * The one way every job kind (and each single request) starts its workflow: one id convention, the search
+ * attributes operators filter by, one task queue. A job whose workflow cannot start is taken back (`rollback`
+ * deletes it) before the error goes on: without its workflow it would sit pending forever, and a verification
+ * job would block its list.
  */
-export async function startJobWorkflow<W extends Workflow>(
-  temporal: Client,
-  taskQueue: string,
-  start: JobStart<W>,
-  rollback: () => Promise<unknown>,
-): Promise<void> {
+export async function startWorkflow<W extends Workflow>(
+  deps: { temporal: Client; config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> },
+  start: WorkflowStart<W>,
+  rollback?: () => Promise<unknown>,
+): Promise<WorkflowHandleWithFirstExecutionRunId<W>> {
   try {
     // The caller's type parameter already checked `args` against the workflow's signature.
-    await temporal.workflow.start(start.workflowType, {
-      taskQueue,
-      workflowId: workflowId(start.kind, start.jobId),
-      args: start.args as unknown[],
+    return await deps.temporal.workflow.start<W>(start.workflowType, {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: workflowId(start.kind, start.id),
+      args: start.args as never,
       typedSearchAttributes: jobSearchAttributes(start.kind, start.organizationId, start.listId),
+      ...(start.executionTimeout ? { workflowExecutionTimeout: start.executionTimeout } : {}),
     });
   } catch (error) {
-    await rollback();
+    await rollback?.();
     throw error;
   }
 }

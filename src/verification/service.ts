@@ -1,99 +1,123 @@
 /**
- * Bodies of the verification job routes, shared by `/api/verification` (session) and
- * `/api/external/verification` (API key): each route file declares its own contract and auth, then calls one of these.
+ * The verification job's application service: what `/api/verification` (session) and `/api/external/verification`
+ * (API key) do, with plain arguments. Each route file declares its own contract and auth, then calls one of these.
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Context } from 'hono';
 import type { verificationWorkflow } from '../../workflows/verification.ts';
-import { createVerificationJob, deleteVerificationJob, getVerificationJob, pageVerificationResults, viewVerificationJob } from './repository.ts';
-import { acceptsDecision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
+import {
+  allVerificationResults,
+  createVerificationJob,
+  deleteVerificationJob,
+  domainStats,
+  getVerificationJob,
+  pageVerificationJobs,
+  pageVerificationResults,
+  type JobFilter,
+  viewVerificationJob,
+  viewVerificationJobs,
+} from './repository.ts';
+import type { EmailResult } from '../domain/lead.ts';
+import { acceptsDecision, type Decision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
 import { workflowId } from '../temporal/shared.ts';
-import { startJobWorkflow } from '../jobs/start.ts';
+import type { JobContext } from '../jobs/context.ts';
+import { startWorkflow } from '../jobs/start.ts';
+import type { JobView } from '../jobs/views.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from './messages.ts';
-import type { AppEnv } from '../http/env.ts';
-import { streamJob } from '../http/job-stream.ts';
 import { invalidState, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
 import { normalizeEmail } from '../domain/email.ts';
-import { organizationId } from '../http/middleware/session.ts';
-import { offsetOf, paginated, type PageQuery } from '../http/schemas/common.ts';
-import { toJobDto } from '../jobs/views.ts';
-import { type DecisionInputSchema, toResultDto } from '../http/schemas/verification.ts';
-import type { z } from '@hono/zod-openapi';
-import { requestEm } from '../http/middleware/request-context.ts';
+import { toJobDto, type VerificationJobDto } from './views.ts';
+
+export type { DomainStat, ResultRow, VerificationJobView } from './repository.ts';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
-export async function startVerificationJob(c: Context<AppEnv>, input: { listId: string; verificationMethod: VerificationMethod }) {
-  const orgId = organizationId(c);
-  const { config, temporal } = c.var.deps;
-  const created = await createVerificationJob(requestEm(c), orgId, input.listId, input.verificationMethod);
+export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
+  const created = await createVerificationJob(ctx.em, ctx.organizationId, input.listId, input.verificationMethod);
   const { job } = created;
-  await startJobWorkflow<typeof verificationWorkflow>(
-    temporal,
-    config.TEMPORAL_TASK_QUEUE,
+  await startWorkflow<typeof verificationWorkflow>(
+    ctx,
     {
       kind: 'verification',
-      jobId: job.id,
-      organizationId: orgId,
+      id: job.id,
+      organizationId: ctx.organizationId,
       listId: input.listId,
       workflowType: 'verificationWorkflow',
-      args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: config.VERIFICATION_DECISION_TIMEOUT }],
+      args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: ctx.config.VERIFICATION_DECISION_TIMEOUT }],
     },
-    () => deleteVerificationJob(requestEm(c).fork(), job.id),
+    () => deleteVerificationJob(ctx.em.fork(), job.id),
   );
   return toJobDto(created);
 }
 
-export async function verificationJobDto(c: Context<AppEnv>, jobId: string) {
-  return toJobDto(await viewVerificationJob(requestEm(c), organizationId(c), jobId));
+export async function verificationJob(ctx: JobContext, jobId: string): Promise<VerificationJobDto> {
+  return toJobDto(await viewVerificationJob(ctx.em, ctx.organizationId, jobId));
 }
 
-export async function pageResultDtos(c: Context<AppEnv>, jobId: string, query: PageQuery & { result?: Parameters<typeof pageVerificationResults>[2] }) {
-  const job = await getVerificationJob(requestEm(c), organizationId(c), jobId);
-  const { rows, total } = await pageVerificationResults(requestEm(c), job.id, query.result, offsetOf(query), query.limit);
-  return paginated(rows.map(toResultDto), total, query);
+/** The job as its live stream shows it; each read is a fresh EntityManager, never a cached entity. */
+export async function verificationJobLive(ctx: JobContext, jobId: string): Promise<JobView> {
+  const dto = toJobDto(await viewVerificationJob(ctx.em.fork(), ctx.organizationId, jobId));
+  return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
+}
+
+export async function pageVerificationJobDtos(ctx: JobContext, query: JobFilter, offset: number, limit: number) {
+  const { rows, total } = await pageVerificationJobs(ctx.em, ctx.organizationId, query, offset, limit);
+  const views = await viewVerificationJobs(ctx.em, rows);
+  return { rows: views.map(toJobDto), total };
+}
+
+/** The job with its per-domain statistics (`…/progress`). */
+export async function verificationProgress(ctx: JobContext, jobId: string) {
+  const view = await viewVerificationJob(ctx.em, ctx.organizationId, jobId);
+  return { view, domains: await domainStats(ctx.em, view.job.id) };
+}
+
+/** The job with the counts its cost estimate is made of (`…/estimate`). */
+export function verificationJobView(ctx: JobContext, jobId: string) {
+  return viewVerificationJob(ctx.em, ctx.organizationId, jobId);
+}
+
+export async function pageResults(ctx: JobContext, jobId: string, filter: EmailResult | undefined, offset: number, limit: number) {
+  const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
+  return pageVerificationResults(ctx.em, job.id, filter, offset, limit);
+}
+
+/** Every result of the job, page by page in address order, for the CSV download. */
+export async function resultPages(ctx: JobContext, jobId: string, filter: EmailResult | undefined) {
+  const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
+  return { jobId: job.id, pages: allVerificationResults(ctx.em, job.id, filter) };
 }
 
 /** One address's result with its SMTP transcript; the address is matched as the job stored it (lower-cased, ASCII domain). */
-export async function resultTranscriptDto(c: Context<AppEnv>, jobId: string, email: string) {
-  const job = await getVerificationJob(requestEm(c), organizationId(c), jobId);
-  const found = await resultWithTranscript(requestEm(c), job.id, normalizeEmail(email).toLowerCase());
+export async function resultTranscript(ctx: JobContext, jobId: string, email: string) {
+  const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
+  const found = await resultWithTranscript(ctx.em, job.id, normalizeEmail(email).toLowerCase());
   if (!found) throw notFound('Address in this job');
-  return { ...toResultDto(found.row), transcript: found.transcript };
+  return found;
 }
 
 /** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */
-async function rejectedStage(c: Context<AppEnv>, error: unknown, jobId: string): Promise<string> {
+async function rejectedStage(ctx: JobContext, error: unknown, jobId: string): Promise<string> {
   const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
   if (cause instanceof ApplicationFailure && cause.type === INVALID_STATE_FAILURE) {
     const [stage] = cause.details ?? [];
     if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
   }
-  return (await getVerificationJob(requestEm(c).fork(), organizationId(c), jobId)).verificationStage;
+  return (await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId)).verificationStage;
 }
 
-export async function decideVerificationJob(c: Context<AppEnv>, jobId: string, decision: z.infer<typeof DecisionInputSchema>) {
-  const job = await getVerificationJob(requestEm(c), organizationId(c), jobId);
+export async function decideVerificationJob(ctx: JobContext, jobId: string, input: { decision: Decision }) {
+  const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
   const refuse = (stage: string) => invalidState(decisionRefusal(stage), stage);
   if (!acceptsDecision(job.verificationStage)) throw refuse(job.verificationStage);
-  const handle = c.var.deps.temporal.workflow.getHandle(workflowId('verification', job.id));
+  const handle = ctx.temporal.workflow.getHandle(workflowId('verification', job.id));
   try {
     // The update returns once the decision and the new stage are stored, so a GET right after shows them.
-    return await handle.executeUpdate(decisionUpdate, { args: [decision] });
+    return await handle.executeUpdate(decisionUpdate, { args: [input] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
-      throw refuse(await rejectedStage(c, error, job.id));
+      throw refuse(await rejectedStage(ctx, error, job.id));
     }
     throw error;
   }
-}
-
-/** `GET …/jobs/{jobId}/events`: the job live over SSE; each read is a fresh EntityManager, never a cached entity. */
-export async function streamVerificationJob(c: Context<AppEnv>, jobId: string) {
-  const orgId = organizationId(c);
-  return streamJob(c, `verification:${jobId}`, async () => {
-    const dto = toJobDto(await viewVerificationJob(requestEm(c).fork(), orgId, jobId));
-    return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
-  });
 }

@@ -1,43 +1,41 @@
-/** `POST /api/external/verify`: one address, answered within its deadline whatever the mail host does. */
+/** The single-address check's application service (`POST /api/external/verify`): answered within its deadline whatever the mail host does. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Context } from 'hono';
 import type { singleVerifyWorkflow } from '../../workflows/verify-single.ts';
-import { type CheckRecord, NO_SMTP, recentResult } from './repository.ts';
 import { domainOf, isValidEmailSyntax, normalizeEmail } from '../domain/email.ts';
-import { jobSearchAttributes } from '../temporal/shared.ts';
-import type { AppEnv } from '../http/env.ts';
-import { organizationId } from '../http/middleware/session.ts';
-import { toVerifyDto } from '../http/schemas/verify.ts';
-import { requestEm } from '../http/middleware/request-context.ts';
+import type { JobContext } from '../jobs/context.ts';
+import { startWorkflow } from '../jobs/start.ts';
+import { type CheckRecord, NO_SMTP, recentResult } from './repository.ts';
+
+export type { CheckRecord } from './repository.ts';
 
 /** Time for the worker to pick the check up and hand the answer back, on top of the probe's own deadline. */
 const HANDOFF_MS = 700;
 /** How long a finished check's workflow may linger before Temporal ends it. */
 const WORKFLOW_SLACK_MS = 5_000;
 
-export async function verifyAddress(c: Context<AppEnv>, input: { email: string; timeoutMs: number }) {
+/** The check of one address, and whether it came from a recent check of the same address. */
+export async function verifyAddress(ctx: JobContext, input: { email: string; timeoutMs: number }): Promise<{ check: CheckRecord; cached: boolean }> {
   // The caller's deadline counts from the request's arrival: the cache lookup and the workflow's start, slow on a
   // loaded machine, come out of it too.
   const deadline = Date.now() + input.timeoutMs;
-  const orgId = organizationId(c);
+  const { organizationId } = ctx;
   const email = normalizeEmail(input.email).toLowerCase();
-  const now = () => new Date();
-  if (!isValidEmailSyntax(email)) {
-    const check: CheckRecord = { email, domain: domainOf(email), result: 'Invalid', reason: 'invalid address syntax', mxHost: null, isCatchAll: null, ...NO_SMTP, checkedAt: now() };
-    return toVerifyDto(check, false);
-  }
-  const recent = await recentResult(requestEm(c), orgId, email, c.var.deps.config.VERIFY_RESULT_CACHE_TTL);
-  if (recent) return toVerifyDto(recent, true);
+  const unanswered = (result: CheckRecord['result'], reason: string): CheckRecord =>
+    ({ email, domain: domainOf(email), result, reason, mxHost: null, isCatchAll: null, ...NO_SMTP, checkedAt: new Date() });
+  if (!isValidEmailSyntax(email)) return { check: unanswered('Invalid', 'invalid address syntax'), cached: false };
+  const recent = await recentResult(ctx.em, organizationId, email, ctx.config.VERIFY_RESULT_CACHE_TTL);
+  if (recent) return { check: recent, cached: true };
 
-  const { temporal, config } = c.var.deps;
   const probeMs = Math.max(500, deadline - Date.now() - HANDOFF_MS);
-  const handle = await temporal.workflow.start<typeof singleVerifyWorkflow>('singleVerifyWorkflow', {
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowId: `verify-${randomUUID()}`,
-    args: [{ organizationId: orgId, email, timeoutMs: probeMs }],
-    typedSearchAttributes: jobSearchAttributes('verification', orgId),
-    workflowExecutionTimeout: input.timeoutMs + WORKFLOW_SLACK_MS,
+  const checkId = randomUUID();
+  const handle = await startWorkflow<typeof singleVerifyWorkflow>(ctx, {
+    kind: 'verification',
+    id: checkId,
+    organizationId,
+    workflowType: 'singleVerifyWorkflow',
+    args: [{ organizationId, email, timeoutMs: probeMs }],
+    executionTimeout: input.timeoutMs + WORKFLOW_SLACK_MS,
   });
   const result = handle.result();
   // Once the deadline has answered, a late failure of the check is nobody's to handle.
@@ -46,20 +44,10 @@ export async function verifyAddress(c: Context<AppEnv>, input: { email: string; 
   const late = sleep(Math.max(0, deadline - Date.now()), null, { signal: abort.signal }).catch(() => null);
   try {
     const answer = await Promise.race([result, late]);
-    if (answer) return toVerifyDto(answer, false);
+    if (answer) return { check: answer, cached: false };
   } finally {
     abort.abort();
   }
   // No worker answered in time (all busy, or none running): honest, and the caller may ask again.
-  const unknown: CheckRecord = {
-    email,
-    domain: domainOf(email),
-    result: 'Unknown',
-    reason: `no answer within ${input.timeoutMs} ms`,
-    mxHost: null,
-    isCatchAll: null,
-    ...NO_SMTP,
-    checkedAt: now(),
-  };
-  return toVerifyDto(unknown, false);
+  return { check: unanswered('Unknown', `no answer within ${input.timeoutMs} ms`), cached: false };
 }

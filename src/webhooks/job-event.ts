@@ -3,7 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { EnrichmentJob, ScrapeJob, VerificationJob } from '../db/entities/index.ts';
 import { viewVerificationJobs } from '../verification/repository.ts';
 import type { WebhookEvent } from '../domain/webhook-events.ts';
-import { toBulkJobDto, toJobDto, toScrapeJobDto } from '../jobs/views.ts';
+import { toBulkJobDto } from '../enrichment/views.ts';
+import { toScrapeJobDto } from '../scrape/views.ts';
+import { toJobDto } from '../verification/views.ts';
 
 export interface JobSnapshot {
   organizationId: string;

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps, AppEnv } from '../env.ts';
 import { requestHeader } from '../request-header.ts';
+import type { JobContext } from '../../jobs/context.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -35,4 +36,10 @@ export function requestEm(c: Context<AppEnv>): EntityManager {
     c.set('em', em);
   }
   return em;
+}
+
+/** What the job services work with for this request: its EntityManager, its organization, Temporal. */
+export function jobContext(c: Context<AppEnv>): JobContext {
+  const { temporal, config } = c.var.deps;
+  return { em: requestEm(c), organizationId: c.var.principal.organizationId, temporal, config };
 }

@@ -1,13 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import {
-  bulkEnrichmentDto,
-  enrichOne,
-  pageBulkEnrichmentDtos,
-  startBulkEnrichment,
-  streamBulkEnrichment,
-} from '../../enrichment/service.ts';
+import { bulkEnrichmentJob, bulkEnrichmentLive, enrichOne, pageBulkEnrichmentDtos, startBulkEnrichment } from '../../enrichment/service.ts';
+import { streamJob } from '../job-stream.ts';
+import { jobContext } from '../middleware/request-context.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
-import { json, PageQuerySchema, pageOf, uuidParam } from '../schemas/common.ts';
+import { json, offsetOf, PageQuerySchema, pageOf, paginated, uuidParam } from '../schemas/common.ts';
 import {
   BulkCreatedSchema,
   BulkEnrichRequestSchema,
@@ -32,7 +28,7 @@ export const enrichOneRoutesFor = (audience: Audience) =>
       responses: { 200: { description: 'The enriched profile', ...json(EnrichResultSchema) } },
       errors: ['validation_error', 'insufficient_credits', 'unprocessable'],
     }),
-    async (c) => c.json(await enrichOne(c, c.req.valid('json').networkUrl), 200),
+    async (c) => c.json(await enrichOne(jobContext(c), c.req.valid('json').networkUrl), 200),
   );
 
 /** Bulk enrichment jobs, for the dashboard (`/api/enrichment`) and integrations (`/api/external/enrichment`). */
@@ -49,7 +45,7 @@ export const bulkEnrichmentRoutesFor = (audience: Audience) =>
         responses: { 201: { description: 'Job created', ...json(BulkCreatedSchema) } },
         errors: ['validation_error', 'not_found', 'insufficient_credits', 'unprocessable'],
       }),
-      async (c) => c.json(await startBulkEnrichment(c, c.req.valid('json')), 201),
+      async (c) => c.json(await startBulkEnrichment(jobContext(c), c.req.valid('json')), 201),
     )
     .openapi(
       audience.route('enrichment:write', {
@@ -61,7 +57,7 @@ export const bulkEnrichmentRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'The job', ...json(BulkJobSchema) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await bulkEnrichmentDto(c, c.req.valid('param').jobId), 200),
+      async (c) => c.json(await bulkEnrichmentJob(jobContext(c), c.req.valid('param').jobId), 200),
     )
     .openapi(
       audience.route('enrichment:write', {
@@ -79,7 +75,11 @@ export const bulkEnrichmentRoutesFor = (audience: Audience) =>
         },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => streamBulkEnrichment(c, c.req.valid('param').jobId),
+      async (c) => {
+        const { jobId } = c.req.valid('param');
+        const ctx = jobContext(c);
+        return streamJob(c, `enrichment:${jobId}`, () => bulkEnrichmentLive(ctx, jobId));
+      },
     );
 
 export const enrichmentRoutes = createRouter()
@@ -93,7 +93,11 @@ export const enrichmentRoutes = createRouter()
       responses: { 200: { description: 'A page of jobs', ...json(pageOf(BulkJobSchema)) } },
       errors: ['validation_error'],
     }),
-    async (c) => c.json(await pageBulkEnrichmentDtos(c, c.req.valid('query')), 200),
+    async (c) => {
+      const query = c.req.valid('query');
+      const { rows, total } = await pageBulkEnrichmentDtos(jobContext(c), query, offsetOf(query), query.limit);
+      return c.json(paginated(rows, total, query), 200);
+    },
   )
   .route('/', enrichOneRoutesFor(sessionAudience))
   .route('/', bulkEnrichmentRoutesFor(sessionAudience));

@@ -1,7 +1,8 @@
 import { verifyAddress } from '../../verify/service.ts';
 import { apiKeyRoute, createRouter } from '../router.ts';
 import { json } from '../schemas/common.ts';
-import { VerifyInputSchema, VerifyResultSchema } from '../schemas/verify.ts';
+import { toVerifyDto, VerifyInputSchema, VerifyResultSchema } from '../schemas/verify.ts';
+import { jobContext } from '../middleware/request-context.ts';
 
 /** `/api/external/verify`: one address in real time, for integrations (CONTRACT §9.1); the job routes are verification.ts's. */
 export const externalVerifyRoutes = createRouter().openapi(
@@ -18,5 +19,8 @@ export const externalVerifyRoutes = createRouter().openapi(
     responses: { 200: { description: 'The verdict', ...json(VerifyResultSchema) } },
     errors: ['validation_error'],
   }),
-  async (c) => c.json(await verifyAddress(c, c.req.valid('json')), 200),
+  async (c) => {
+    const { check, cached } = await verifyAddress(jobContext(c), c.req.valid('json'));
+    return c.json(toVerifyDto(check, cached), 200);
+  },
 );

@@ -1,30 +1,19 @@
 import { z } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Context } from 'hono';
-import { storeScrapeRows } from '../../scrape/upload.ts';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
-import { newId } from '../../db/entities/common.ts';
-import { ScrapeJob } from '../../db/entities/index.ts';
-import type { IScrapeJob } from '../../db/entities/scrape-job.ts';
-import { itemsAfter, type ScrapeItemRow } from '../../scrape/repository-items.ts';
-import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from '../../scrape/repository.ts';
-import { syncScrapeJob } from '../../scrape/repository-sync.ts';
-import {
-  acceptedScrapeColumns,
-  detectInputType,
-  jobNameFromFileName,
-  PAUSABLE,
-  requiredColumnsText,
-  RESUMABLE,
-  supportsInputType,
-} from '../../domain/scrape.ts';
-import { pauseScrapeSignal, resumeScrapeSignal } from '../../scrape/messages.ts';
-import { workflowId } from '../../temporal/shared.ts';
-import { startJobWorkflow } from '../../jobs/start.ts';
-import type { scrapeWorkflow } from '../../../workflows/scrape.ts';
-import type { AppEnv } from '../env.ts';
+import { acceptedScrapeColumns } from '../../domain/scrape.ts';
 import { ApiError } from '../../errors.ts';
-import { organizationId } from '../middleware/session.ts';
+import {
+  createScrapeJob,
+  pageScrapeJobDtos,
+  pauseScrapeJob,
+  resumeScrapeJob,
+  type ScrapeItemRow,
+  type ScrapeUploadFields,
+  scrapeJobLive,
+  scrapeJobWithItems,
+  syncScrapeJob,
+} from '../../scrape/service.ts';
+import { jobContext } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
 import { createRouter, pathOfNul, sessionRoute } from '../router.ts';
@@ -40,45 +29,34 @@ import {
   ScrapeUploadFieldsSchema,
   toScrapeItemDto,
 } from '../schemas/scrape.ts';
-import { toScrapeJobDto } from '../../jobs/views.ts';
-import { requestEm } from '../middleware/request-context.ts';
 
 const JobParams = uuidParam('jobId');
-/** Items read per query when streaming a job's items (detail and download). */
-const STREAM_PAGE = 2000;
 const encoder = new TextEncoder();
 
-/** Streams `prefix`, the job's items (keyset pages in row order) rendered by `render`, then `suffix`. */
+/** Streams `prefix`, the pages of items rendered by `render`, then `suffix`. */
 function streamItems(
-  c: Context<AppEnv>,
-  jobId: string,
-  opts: { prefix: string; suffix: string; render: (item: ScrapeItemRow, index: number) => string; afterRow?: number; limit?: number; foundOnly?: boolean },
+  items: AsyncIterable<ScrapeItemRow[]>,
+  opts: { prefix: string; suffix: string; render: (item: ScrapeItemRow, index: number) => string },
 ): ReadableStream<Uint8Array> {
-  const em = requestEm(c);
   async function* chunks() {
     yield encoder.encode(opts.prefix);
-    let afterRow = opts.afterRow ?? 0;
-    let left = opts.limit ?? Number.POSITIVE_INFINITY;
     let index = 0;
-    while (left > 0) {
-      const page = await itemsAfter(em, jobId, afterRow, Math.min(STREAM_PAGE, left), { foundOnly: opts.foundOnly });
-      if (page.length === 0) break;
-      yield encoder.encode(page.map((item) => opts.render(item, index++)).join(''));
-      afterRow = page.at(-1)!.rowNumber;
-      left -= page.length;
-    }
+    for await (const page of items) yield encoder.encode(page.map((item) => opts.render(item, index++)).join(''));
     yield encoder.encode(opts.suffix);
   }
   return ReadableStream.from(chunks());
 }
 
-/** Signals the job's workflow; a workflow that already closed has nothing left to pause or resume. */
-async function signalWorkflow(c: Context<AppEnv>, job: IScrapeJob, signal: typeof pauseScrapeSignal) {
-  try {
-    await c.var.deps.temporal.workflow.getHandle(workflowId('scrape', job.id)).signal(signal, { version: job.controlVersion });
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
+/** The upload form's text fields, or a 400 naming each bad one. */
+function uploadFields(fields: Record<string, string>): ScrapeUploadFields {
+  const parsed = ScrapeUploadFieldsSchema.safeParse(fields);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((issue) => ({ path: ['form', ...issue.path.map(String)].join('.'), message: issue.message }));
+    throw new ApiError('validation_error', 'Invalid upload fields', details);
   }
+  const nul = pathOfNul(parsed.data, ['form']);
+  if (nul) throw new ApiError('validation_error', 'Invalid upload fields', [{ path: nul, message: 'Text may not contain a NUL character' }]);
+  return parsed.data;
 }
 
 export const scrapeRoutes = createRouter()
@@ -104,57 +82,13 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],
     }),
     async (c) => {
-      const { deps } = c.var;
-      const em = requestEm(c);
-      const orgId = organizationId(c);
-      const job = await em.transactional(async (tx) => {
-        // The job row comes first (items reference it); the text fields may follow the file, so its
-        // name and input type are settled once the whole upload is read.
-        const created = tx.create(ScrapeJob, { id: newId(), organization: orgId, name: '', inputType: 'companies', status: 'pending', totalItems: 0 });
-        await tx.flush();
-        const { fields, result } = await streamMultipart(c.req.raw, {
-          fileField: 'file',
-          maxFileBytes: deps.config.SCRAPE_MAX_FILE_BYTES,
-          consume: async (file) => ({ fileName: file.fileName, ...(await storeScrapeRows(tx, created.id, file.stream, deps.config.SCRAPE_MAX_ROWS)) }),
-        });
-        const parsed = ScrapeUploadFieldsSchema.safeParse(fields);
-        if (!parsed.success) {
-          const details = parsed.error.issues.map((issue) => ({ path: ['form', ...issue.path.map(String)].join('.'), message: issue.message }));
-          throw new ApiError('validation_error', 'Invalid upload fields', details);
-        }
-        const nul = pathOfNul(parsed.data, ['form']);
-        if (nul) throw new ApiError('validation_error', 'Invalid upload fields', [{ path: nul, message: 'Text may not contain a NUL character' }]);
-        const inputType = parsed.data.inputType ?? detectInputType(result.columns);
-        if (!inputType) {
-          throw new ApiError('unprocessable', 'The header row names no usable set of columns', {
-            reason: 'unrecognized_headers',
-            accepted: acceptedScrapeColumns(),
-          });
-        }
-        if (!supportsInputType(result.columns, inputType)) {
-          throw new ApiError('unprocessable', `A ${inputType} file needs the column(s) ${requiredColumnsText(inputType)}`, {
-            reason: 'missing_columns',
-            inputType,
-            required: requiredColumnsText(inputType),
-            accepted: acceptedScrapeColumns(),
-          });
-        }
-        created.name = parsed.data.name || jobNameFromFileName(result.fileName) || 'Scrape job';
-        created.inputType = inputType;
-        created.totalItems = result.totalItems;
-        await tx.flush();
-        return created;
+      const { config } = c.var.deps;
+      const job = await createScrapeJob(jobContext(c), async (store) => {
+        const { fields, result } = await streamMultipart(c.req.raw, { fileField: 'file', maxFileBytes: config.SCRAPE_MAX_FILE_BYTES, consume: store });
+        return { fields: uploadFields(fields), upload: result };
       });
-
-      await startJobWorkflow<typeof scrapeWorkflow>(
-        deps.temporal,
-        deps.config.TEMPORAL_TASK_QUEUE,
-        { kind: 'scrape', jobId: job.id, organizationId: orgId, workflowType: 'scrapeWorkflow', args: [{ jobId: job.id }] },
-        // Taken back as any rejected upload is.
-        () => deleteScrapeJob(em.fork(), job.id),
-      );
       const rows = job.totalItems === 1 ? 'row' : 'rows';
-      return c.json({ job: toScrapeJobDto(job), message: `Scrape job created with ${job.totalItems} ${rows}` }, 201);
+      return c.json({ job, message: `Scrape job created with ${job.totalItems} ${rows}` }, 201);
     },
   )
   .openapi(
@@ -169,8 +103,8 @@ export const scrapeRoutes = createRouter()
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const { rows, total } = await pageScrapeJobs(requestEm(c), organizationId(c), { status: query.status }, offsetOf(query), query.limit);
-      return c.json(paginated(rows.map(toScrapeJobDto), total, query), 200);
+      const { rows, total } = await pageScrapeJobDtos(jobContext(c), { status: query.status }, offsetOf(query), query.limit);
+      return c.json(paginated(rows, total, query), 200);
     },
   )
   .openapi(
@@ -186,15 +120,13 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getScrapeJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
       const query = c.req.valid('query');
-      const head = JSON.stringify(toScrapeJobDto(job));
-      const body = streamItems(c, job.id, {
+      const { job, items } = await scrapeJobWithItems(jobContext(c), c.req.valid('param').jobId, { afterRow: query.itemsAfterRow, limit: query.itemsLimit });
+      const head = JSON.stringify(job);
+      const body = streamItems(items, {
         prefix: `${head.slice(0, -1)},"items":[`,
         suffix: ']}',
         render: (item, index) => (index === 0 ? '' : ',') + JSON.stringify(toScrapeItemDto(item)),
-        afterRow: query.itemsAfterRow,
-        limit: query.itemsLimit,
       });
       // The documented JSON, written page by page; the typed c.json() would need it whole in memory.
       return c.body(body, 200, { 'Content-Type': 'application/json' }) as never;
@@ -213,13 +145,12 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getScrapeJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
       const foundOnly = c.req.valid('query').foundOnly ?? false;
-      const body = streamItems(c, job.id, {
+      const { job, items } = await scrapeJobWithItems(jobContext(c), c.req.valid('param').jobId, { foundOnly });
+      const body = streamItems(items, {
         prefix: csvLine(['first_name', 'last_name', 'company', 'role', 'network_url', 'status']),
         suffix: '',
         render: (item) => csvLine([item.firstName, item.lastName, item.company, item.role, item.networkUrl, item.status]),
-        foundOnly,
       });
       return c.body(body, 200, {
         'Content-Type': 'text/csv; charset=utf-8',
@@ -240,9 +171,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found', 'invalid_state'],
     }),
     async (c) => {
-      const job = await changeScrapeControl(requestEm(c), organizationId(c), c.req.valid('param').jobId, PAUSABLE, 'paused');
-      await signalWorkflow(c, job, pauseScrapeSignal);
-      return c.json(toScrapeJobDto(job), 200);
+      return c.json(await pauseScrapeJob(jobContext(c), c.req.valid('param').jobId), 200);
     },
   )
   .openapi(
@@ -256,9 +185,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found', 'invalid_state'],
     }),
     async (c) => {
-      const job = await changeScrapeControl(requestEm(c), organizationId(c), c.req.valid('param').jobId, RESUMABLE, 'processing');
-      await signalWorkflow(c, job, resumeScrapeSignal);
-      return c.json(toScrapeJobDto(job), 200);
+      return c.json(await resumeScrapeJob(jobContext(c), c.req.valid('param').jobId), 200);
     },
   )
   .openapi(
@@ -275,7 +202,7 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const { listId, listName, leadsCount } = await syncScrapeJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
+      const { listId, listName, leadsCount } = await syncScrapeJob(jobContext(c), c.req.valid('param').jobId);
       const leads = leadsCount === 1 ? 'lead' : 'leads';
       return c.json({ success: true, listId, leadsCount, message: `Synced ${leadsCount} ${leads} to list "${listName}"` }, 200);
     },
@@ -291,11 +218,8 @@ export const scrapeRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const orgId = organizationId(c);
       const { jobId } = c.req.valid('param');
-      return streamJob(c, `scrape:${jobId}`, async () => {
-        const dto = toScrapeJobDto(await getScrapeJob(requestEm(c).fork(), orgId, jobId));
-        return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
-      });
+      const ctx = jobContext(c);
+      return streamJob(c, `scrape:${jobId}`, () => scrapeJobLive(ctx, jobId));
     },
   );

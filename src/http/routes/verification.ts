@@ -1,16 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
-import { allVerificationResults, domainStats, getVerificationJob, pageVerificationJobs, viewVerificationJob, viewVerificationJobs } from '../../verification/repository.ts';
 import {
   decideVerificationJob,
-  pageResultDtos,
-  resultTranscriptDto,
+  pageResults,
+  pageVerificationJobDtos,
+  resultPages,
+  resultTranscript,
   startVerificationJob,
-  streamVerificationJob,
-  verificationJobDto,
+  verificationJob,
+  verificationJobLive,
+  verificationJobView,
+  verificationProgress,
 } from '../../verification/service.ts';
-import { toJobDto } from '../../jobs/views.ts';
-import { organizationId } from '../middleware/session.ts';
+import { streamJob } from '../job-stream.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
 import { iso, offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
 import {
@@ -23,13 +25,14 @@ import {
   ResultsQuerySchema,
   toEstimateDto,
   toProgressDto,
+  toResultDto,
   VerificationJobInputSchema,
   VerificationJobSchema,
   VerificationProgressSchema,
   VerificationResultSchema,
   VerificationResultTranscriptSchema,
 } from '../schemas/verification.ts';
-import { requestEm } from '../middleware/request-context.ts';
+import { jobContext } from '../middleware/request-context.ts';
 
 const JobParams = uuidParam('jobId');
 const CSV_HEADER = [
@@ -63,7 +66,7 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         responses: { 201: { description: 'Started', ...json(VerificationJobSchema) } },
         errors: ['validation_error', 'not_found', 'invalid_state', 'unprocessable'],
       }),
-      async (c) => c.json(await startVerificationJob(c, c.req.valid('json')), 201),
+      async (c) => c.json(await startVerificationJob(jobContext(c), c.req.valid('json')), 201),
     )
     .openapi(
       audience.route('verification:read', {
@@ -75,7 +78,7 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'The job', ...json(VerificationJobSchema) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await verificationJobDto(c, c.req.valid('param').jobId), 200),
+      async (c) => c.json(await verificationJob(jobContext(c), c.req.valid('param').jobId), 200),
     )
     .openapi(
       audience.route('verification:read', {
@@ -93,7 +96,11 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => streamVerificationJob(c, c.req.valid('param').jobId),
+      async (c) => {
+        const { jobId } = c.req.valid('param');
+        const ctx = jobContext(c);
+        return streamJob(c, `verification:${jobId}`, () => verificationJobLive(ctx, jobId));
+      },
     )
     .openapi(
       audience.route('verification:write', {
@@ -109,7 +116,7 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         errors: ['validation_error', 'not_found', 'invalid_state'],
       }),
       async (c) =>
-        c.json(await decideVerificationJob(c, c.req.valid('param').jobId, c.req.valid('json')), 200),
+        c.json(await decideVerificationJob(jobContext(c), c.req.valid('param').jobId, c.req.valid('json')), 200),
     )
     .openapi(
       audience.route('verification:read', {
@@ -121,7 +128,11 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'A page of results', ...json(pageOf(VerificationResultSchema)) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await pageResultDtos(c, c.req.valid('param').jobId, c.req.valid('query')), 200),
+      async (c) => {
+        const query = c.req.valid('query');
+        const { rows, total } = await pageResults(jobContext(c), c.req.valid('param').jobId, query.result, offsetOf(query), query.limit);
+        return c.json(paginated(rows.map(toResultDto), total, query), 200);
+      },
     )
     .openapi(
       audience.route('verification:read', {
@@ -137,7 +148,8 @@ export const verificationJobRoutesFor = (audience: Audience) =>
       }),
       async (c) => {
         const { jobId, email } = c.req.valid('param');
-        return c.json(await resultTranscriptDto(c, jobId, email), 200);
+        const { row, transcript } = await resultTranscript(jobContext(c), jobId, email);
+        return c.json({ ...toResultDto(row), transcript }, 200);
       },
     );
 
@@ -155,15 +167,8 @@ export const verificationRoutes = createRouter()
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const { rows, total } = await pageVerificationJobs(
-        requestEm(c),
-        organizationId(c),
-        query,
-        offsetOf(query),
-        query.limit,
-      );
-      const views = await viewVerificationJobs(requestEm(c), rows);
-      return c.json(paginated(views.map(toJobDto), total, query), 200);
+      const { rows, total } = await pageVerificationJobDtos(jobContext(c), query, offsetOf(query), query.limit);
+      return c.json(paginated(rows, total, query), 200);
     },
   )
   .openapi(
@@ -177,8 +182,8 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const view = await viewVerificationJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
-      return c.json(toProgressDto(view, await domainStats(requestEm(c), view.job.id)), 200);
+      const { view, domains } = await verificationProgress(jobContext(c), c.req.valid('param').jobId);
+      return c.json(toProgressDto(view, domains), 200);
     },
   )
   .openapi(
@@ -192,7 +197,7 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) =>
-      c.json(toEstimateDto(await viewVerificationJob(requestEm(c), organizationId(c), c.req.valid('param').jobId)), 200),
+      c.json(toEstimateDto(await verificationJobView(jobContext(c), c.req.valid('param').jobId)), 200),
   )
   .openapi(
     sessionRoute({
@@ -207,12 +212,10 @@ export const verificationRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const job = await getVerificationJob(requestEm(c), organizationId(c), c.req.valid('param').jobId);
-      const { result } = c.req.valid('query');
-      const em = requestEm(c);
+      const { jobId, pages } = await resultPages(jobContext(c), c.req.valid('param').jobId, c.req.valid('query').result);
       async function* chunks() {
         yield encoder.encode(csvLine(CSV_HEADER));
-        for await (const page of allVerificationResults(em, job.id, result)) {
+        for await (const page of pages) {
           yield encoder.encode(
             page
               .map((r) =>
@@ -236,7 +239,7 @@ export const verificationRoutes = createRouter()
       }
       return c.body(ReadableStream.from(chunks()), 200, {
         'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': attachmentDisposition(`verification-${job.id}`, 'csv'),
+        'Content-Disposition': attachmentDisposition(`verification-${jobId}`, 'csv'),
       });
     },
   )

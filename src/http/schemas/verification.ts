@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
-import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/repository.ts';
+import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/service.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,
@@ -11,7 +11,7 @@ import {
   VERIFICATION_STAGES,
 } from '../../domain/verification.ts';
 import { iso, PageQuerySchema, Timestamp } from './common.ts';
-import { toJobDto } from '../../jobs/views.ts';
+import { toJobDto } from '../../verification/views.ts';
 
 const count = z.number().int();
 const dollars = z
