@@ -2,21 +2,14 @@ import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { SecretDecryptionError, secretBoxFromConfig } from '../src/crypto/secret-box.ts';
 import { beginBulkJob, failBulkJob } from '../src/enrichment/repository.ts';
-import { enrichBulkBatch, type BatchInput, type BatchStep } from '../src/enrichment/engine.ts';
+import { enrichBulkBatch } from '../src/enrichment/engine.ts';
+import type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } from '../src/enrichment/messages.ts';
 import type { EnrichmentServices } from '../src/enrichment/services.ts';
-import {
-  lookupProfile,
-  settleProfile,
-  type ProfileLookup,
-  type SingleEnrichmentInput,
-  type SingleEnrichmentResult,
-} from '../src/enrichment/single.ts';
+import { lookupProfile, settleProfile } from '../src/enrichment/single.ts';
 import type { ActivityDeps } from './deps.ts';
 import { jobActivities } from './job-gone.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { log } from '../src/log.ts';
-
-export type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult };
 
 /** Provider failures as Temporal failures; an organization key that no longer decrypts cannot be retried either. */
 function asFailure(error: unknown): unknown {
@@ -34,6 +27,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
     secrets: secretBoxFromConfig(deps.config),
   };
   const em = () => deps.orm.em.fork();
+  const engine = { orm: deps.orm, services, batchSize: deps.config.ENRICHMENT_BATCH_SIZE };
 
   return jobActivities({
     /** Single enrichment, step 1: cache, then the waterfall for what the cache does not settle. Charges nothing. */
@@ -57,7 +51,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
     /** One batch of a bulk job; commits exactly once per cursor position. */
     async enrichBulkBatch(input: BatchInput): Promise<BatchStep> {
       try {
-        return await heartbeating((_ctx, beat) => enrichBulkBatch(em(), services, input, deps.config.ENRICHMENT_BATCH_SIZE, beat));
+        return await heartbeating((run) => enrichBulkBatch(engine, input, run));
       } catch (error) {
         throw asFailure(error);
       }

@@ -1,22 +1,19 @@
 import { heartbeating } from './heartbeat.ts';
 import { jobActivities } from './job-gone.ts';
-import { JobGoneError } from '../src/errors.ts';
 import {
   completeVerificationJob,
   verificationDomainCount,
   failVerificationJob,
   finishSmtpStage,
-  pendingApiAddresses,
-  pendingApiCount,
-  recordApiVerdicts,
   recordDecision,
   loadVerificationWork,
 } from '../src/verification/repository-work.ts';
-import { API_PRICE_MICROS, type Decision, type DecisionResult } from '../src/domain/verification.ts';
+import type { Decision, DecisionResult } from '../src/domain/verification.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
+import { verifyByProvider } from '../src/verification/engine-api.ts';
 import { deferredCount } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
 
@@ -26,9 +23,6 @@ export interface SmtpPlan {
   sliceSize: number;
   window: number;
 }
-
-/** One API activity sends batches for at most this long, then hands back to the workflow. */
-const API_ACTIVITY_BUDGET_MS = 60_000;
 
 export function verificationActivities(deps: ActivityDeps) {
   const { orm, prober, verificationProvider: provider, config } = deps;
@@ -45,7 +39,7 @@ export function verificationActivities(deps: ActivityDeps) {
     },
 
     async probeDomainSlice(input: SliceInput): Promise<{ domains: number; written: number }> {
-      return heartbeating((ctx) => probeSlice(orm, prober, input, ctx.cancellationSignal));
+      return heartbeating((run) => probeSlice({ orm, prober }, input, run));
     },
 
     /**
@@ -60,10 +54,7 @@ export function verificationActivities(deps: ActivityDeps) {
 
     /** One later attempt for every deferred address; returns how many are still deferred. */
     async retryDeferredAddresses({ jobId }: { jobId: string }): Promise<{ deferred: number }> {
-      return heartbeating(async (ctx) => {
-        await loadVerificationWork(orm.em.fork(), jobId);
-        return retryDeferred(orm, prober, jobId, ctx.cancellationSignal);
-      });
+      return heartbeating((run) => retryDeferred({ orm, prober }, jobId, run));
     },
 
     async finishSmtpStage({ jobId }: { jobId: string }) {
@@ -80,37 +71,13 @@ export function verificationActivities(deps: ActivityDeps) {
       return recordDecision(orm.em.fork(), jobId, decision);
     },
 
-    /**
-     * Sends the addresses marked for the provider in batches of its `maxBatch`, each batch's verdicts
-     * and spend stored in one transaction. Returns how many are still waiting when the time budget ends.
-     */
+    /** The provider stage for up to a minute (src/verification/engine-api.ts); returns how many are still waiting. */
     async verifyByApi({ jobId }: { jobId: string }): Promise<{ sent: number; remaining: number }> {
-      return heartbeating(async (_ctx, beat) => {
-        const em = orm.em.fork();
-        const job = await loadVerificationWork(em, jobId);
-        const started = Date.now();
-        let sent = 0;
-        while (Date.now() - started < API_ACTIVITY_BUDGET_MS) {
-          const batch = await pendingApiAddresses(em, jobId, provider.maxBatch);
-          if (batch.length === 0) return { sent, remaining: 0 };
-          let verdicts;
-          try {
-            verdicts = await provider.verify(batch.map((a) => a.email));
-          } catch (error) {
-            throw toActivityFailure(error);
-          }
-          const rows = batch.map((a, i) => ({
-            id: a.id,
-            email: a.email,
-            result: verdicts[i]?.result ?? 'Unknown',
-            reason: verdicts[i]?.reason ?? 'no verdict returned',
-          }));
-          await recordApiVerdicts(em, job, rows, provider.name, API_PRICE_MICROS);
-          sent += batch.length;
-          beat();
-        }
-        return { sent, remaining: await pendingApiCount(em, jobId) };
-      });
+      try {
+        return await heartbeating((run) => verifyByProvider({ orm, provider }, jobId, run));
+      } catch (error) {
+        throw toActivityFailure(error);
+      }
     },
 
     async completeVerification({ jobId }: { jobId: string }): Promise<void> {
@@ -118,14 +85,10 @@ export function verificationActivities(deps: ActivityDeps) {
       log.info('verification job completed');
     },
 
-    /** Records why the job stopped; a job deleted meanwhile needs no record. */
+    /** Records why the job stopped (a job deleted meanwhile is gone, as for every job kind). */
     async failVerification({ jobId, reason }: { jobId: string; reason: string }): Promise<void> {
-      try {
-        await failVerificationJob(orm.em.fork(), jobId, reason);
-        log.warn('verification job failed', { reason });
-      } catch (error) {
-        if (!(error instanceof JobGoneError)) throw error;
-      }
+      await failVerificationJob(orm.em.fork(), jobId, reason);
+      log.warn('verification job failed', { reason });
     },
   });
 }

@@ -1,8 +1,6 @@
-import { checkSingleAddress, type SingleCheckInput } from '../src/verify/engine.ts';
-import type { CheckRecord } from '../src/verify/repository.ts';
+import { checkSingleAddress } from '../src/verify/engine.ts';
+import type { CheckRecord, SingleCheckInput } from '../src/verify/messages.ts';
 import type { ActivityDeps } from './deps.ts';
-
-export type { CheckRecord, SingleCheckInput };
 
 /** `POST /api/external/verify` runs here so that it shares the worker's prober and its connection limits. */
 export function verifySingleActivities(deps: ActivityDeps) {

@@ -42,6 +42,9 @@ export const invalidState = (message: string, currentState: string) =>
 /** The Temporal failure type of a job gone, shared by the activities that raise it and the workflows that end on it. */
 export const JOB_GONE = 'JobGoneError';
 
+/** The Temporal failure type every job workflow fails with once its job is recorded as failed (workflows/job-lifecycle.ts). */
+export const JOB_FAILED = 'JobFailed';
+
 /**
  * A job row deleted while its workflow runs (its list or organization was deleted): every repository of a job
  * kind throws this when the row is missing; `activities/job-gone.ts` turns it into one non-retryable failure.

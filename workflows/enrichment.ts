@@ -1,18 +1,12 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { type ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
-import type { EnrichmentActivities, SingleEnrichmentInput, SingleEnrichmentResult } from '../activities/enrichment.ts';
+import type { EnrichmentActivities } from '../activities/enrichment.ts';
+import type { BulkEnrichmentInput, SingleEnrichmentInput, SingleEnrichmentResult } from '../src/enrichment/messages.ts';
 import { emitJobEvent } from './job-events.ts';
-import { jobFailureReason, recordJobFailure } from './job-failure.ts';
-import { jobGone } from './job-gone.ts';
+import { endWithFailure, HEARTBEAT_TIMEOUT, runEventBudget, runIsFull } from './job-lifecycle.ts';
 
-export interface BulkEnrichmentInput {
-  jobId: string;
-  /** Carried across continue-as-new: the job's committed cursor. */
-  cursor?: string | null;
-}
-
-/** A run hands over to a fresh one well before Temporal would suggest it: histories stay small. */
-const HISTORY_EVENTS_PER_RUN = 2_000;
+/** The run budget bulk enrichment had before the one continue-as-new rule (workflows/job-lifecycle.ts). */
+const LEGACY_RUN_BUDGET = 2_000;
 
 const PROVIDER_RETRY = {
   initialInterval: '1 second',
@@ -23,9 +17,7 @@ const PROVIDER_RETRY = {
 
 const { enrichBulkBatch } = proxyActivities<EnrichmentActivities>({
   startToCloseTimeout: '15 minutes',
-  // The batch heartbeats while it works (activities/heartbeat.ts): a killed worker's batch moves to another
-  // worker within the heartbeat timeout.
-  heartbeatTimeout: '10 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   // About ten minutes of failing providers before the job is given up as failed.
   retry: { ...PROVIDER_RETRY, maximumAttempts: 14 },
 });
@@ -56,23 +48,18 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
   const { jobId } = input;
   let cursor = input.cursor ?? null;
   try {
+    const budget = runEventBudget(() => LEGACY_RUN_BUDGET);
     if (input.cursor === undefined) await beginBulkEnrichment({ jobId });
     for (;;) {
       const step = await enrichBulkBatch({ jobId, after: cursor });
       if (step.done) return await emitJobEvent('enrichment.completed', jobId);
       cursor = step.cursor;
-      const info = workflowInfo();
-      if (info.continueAsNewSuggested || info.historyLength >= HISTORY_EVENTS_PER_RUN) {
+      if (runIsFull(budget)) {
         return await continueAsNew<typeof bulkEnrichmentWorkflow>({ jobId, cursor });
       }
     }
   } catch (error) {
-    if (jobGone(error)) return;
-    const reason = jobFailureReason(error, failureReason);
-    if (reason === null) throw error;
-    await recordJobFailure(() => failBulkEnrichment({ jobId, reason }), () => emitJobEvent('enrichment.failed', jobId));
-    if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
-    throw ApplicationFailure.create({ message: reason, type: 'EnrichmentJobFailed', nonRetryable: true, cause: error });
+    await endWithFailure({ kind: 'enrichment', jobId, reasonOf: failureReason, recordFailure: (reason) => failBulkEnrichment({ jobId, reason }) }, error);
   }
 }
 

@@ -1,38 +1,17 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  isCancellation,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { type ActivityFailure, ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ScrapeActivities } from '../activities/scrape.ts';
-import { pauseScrapeSignal, resumeScrapeSignal } from '../src/scrape/messages.ts';
+import { pauseScrapeSignal, resumeScrapeSignal, type ScrapeWorkflowInput } from '../src/scrape/messages.ts';
 import { emitJobEvent } from './job-events.ts';
-import { jobFailureReason, recordJobFailure } from './job-failure.ts';
-import { jobGone } from './job-gone.ts';
+import { endWithFailure, HEARTBEAT_TIMEOUT, runEventBudget, runIsFull } from './job-lifecycle.ts';
 
-export interface ScrapeWorkflowInput {
-  jobId: string;
-  /** Carried across continue-as-new: every item at or before this row is settled. */
-  afterRow?: number;
-  held?: boolean;
-  controlVersion?: number;
-}
-
-/** A run hands over to a fresh one well before Temporal would suggest it: histories stay small. */
-const HISTORY_EVENTS_PER_RUN = 1_000;
+/** The run budget scrape jobs had before the one continue-as-new rule (workflows/job-lifecycle.ts). */
+const LEGACY_RUN_BUDGET = 1_000;
 /** While paused, the job's status is re-read this often, in case a resume signal never arrived. */
 const PAUSED_RECHECK = '15 minutes';
 
 const { processScrapeBatch } = proxyActivities<ScrapeActivities>({
   startToCloseTimeout: '5 minutes',
-  // Each search is at most ~50 s (timeout and in-call retries); the activity heartbeats meanwhile
-  // (activities/heartbeat.ts), so only a dead worker misses the timeout.
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -70,6 +49,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
   setHandler(resumeScrapeSignal, ({ version: v }) => apply(v, false));
 
   try {
+    const budget = runEventBudget(() => LEGACY_RUN_BUDGET);
     for (;;) {
       if (held) {
         if (!(await condition(() => !held, PAUSED_RECHECK))) {
@@ -90,19 +70,13 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
         afterRow = 0;
       }
 
-      const info = workflowInfo();
-      if (info.continueAsNewSuggested || info.historyLength >= HISTORY_EVENTS_PER_RUN) {
+      if (runIsFull(budget)) {
         await condition(allHandlersFinished);
         return await continueAsNew<typeof scrapeWorkflow>({ jobId, afterRow, held, controlVersion: version });
       }
     }
   } catch (error) {
-    if (jobGone(error)) return;
-    const reason = jobFailureReason(error, failureReason);
-    if (reason === null) throw error;
-    await recordJobFailure(() => failScrapeJob({ jobId, reason }), () => emitJobEvent('scrape.failed', jobId));
-    if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
-    throw ApplicationFailure.create({ message: reason, type: 'ScrapeJobFailed', nonRetryable: true, cause: error });
+    await endWithFailure({ kind: 'scrape', jobId, reasonOf: failureReason, recordFailure: (reason) => failScrapeJob({ jobId, reason }) }, error);
   }
 }
 

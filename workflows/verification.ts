@@ -1,22 +1,17 @@
 import {
-  ActivityFailure,
+  type ActivityFailure,
   allHandlersFinished,
-  ApplicationFailure,
   condition,
-  ContinueAsNew,
   continueAsNew,
-  isCancellation,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
-import { CANCELLED_REASON, recordJobFailure } from './job-failure.ts';
-import { jobGone } from './job-gone.ts';
+import { endWithFailure, HEARTBEAT_TIMEOUT, RUN_EVENT_BUDGET, runEventBudget, runIsFull } from './job-lifecycle.ts';
 import { acceptsDecision, type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
 import {
   type DecisionInput,
@@ -36,31 +31,17 @@ const db = () => (patched('local-db-steps') ? dbLocal : dbTasks);
 // SMTP slices may queue behind the worker's connection limit for long: liveness comes from heartbeats.
 const smtp = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '24h',
-  heartbeatTimeout: '20s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 20 },
 });
 // Provider batches: backoff between attempts; a bad key is non-retryable and ends the job at once.
 const api = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '20s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 8 },
 });
 
-/**
- * A run stops starting work once its history holds this many events and continues as new: the
- * slices still in flight add a few dozen more, so every run stays well under 2,000 events however
- * large the job (Temporal's own suggestion comes only at about 4,000).
- */
-const RUN_EVENT_BUDGET = 1_500;
-
-/** Whether this run should hand over to a new one: its own budget (patched in) or Temporal's suggestion. */
-const runIsFull = (bounded: boolean) =>
-  workflowInfo().continueAsNewSuggested || (bounded && workflowInfo().historyLength >= RUN_EVENT_BUDGET);
-
-function failureReason(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
+const failureReason = (error: ActivityFailure): string => error.cause?.message ?? error.message;
 
 /**
  * One verification job (CONTRACT §3): the SMTP stage as concurrent slices of domains, then for
@@ -111,10 +92,10 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
 
   try {
     // Histories recorded before the run budget only continued as new when Temporal suggested it.
-    const bounded = patched('bounded-run-history');
+    const budget = runEventBudget(() => (patched('bounded-run-history') ? RUN_EVENT_BUDGET : null));
     if (input.resume?.phase !== 'api') {
       const firstSeq = input.resume?.phase === 'smtp' ? input.resume.nextSeq : 1;
-      const nextSeq = await runSmtpStage(input, firstSeq, bounded);
+      const nextSeq = await runSmtpStage(input, firstSeq, budget);
       if (nextSeq !== null) {
         await condition(allHandlersFinished);
         return await continueAsNew<typeof verificationWorkflow>({
@@ -149,7 +130,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       for (;;) {
         const { remaining } = await api.verifyByApi({ jobId });
         if (remaining === 0) break;
-        if (runIsFull(bounded)) {
+        if (runIsFull(budget)) {
           await condition(allHandlersFinished);
           return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'api' } });
         }
@@ -158,15 +139,16 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       stage = 'completed';
     }
   } catch (error) {
-    // Handing over to the next run is not a failure of the job.
-    if (error instanceof ContinueAsNew) throw error;
-    if (jobGone(error)) return await condition(allHandlersFinished);
-    const reason = isCancellation(error) ? CANCELLED_REASON : failureReason(error);
-    await recordJobFailure(() => db().failVerification({ jobId, reason }), () => emitJobEvent('verification.failed', jobId));
-    stage = 'failed';
-    await condition(allHandlersFinished);
-    if (isCancellation(error)) throw error;
-    throw ApplicationFailure.nonRetryable(reason, 'VerificationFailed');
+    return await endWithFailure(
+      {
+        kind: 'verification',
+        jobId,
+        reasonOf: failureReason,
+        recordFailure: (reason) => db().failVerification({ jobId, reason }),
+        onFailed: () => (stage = 'failed'),
+      },
+      error,
+    );
   }
   await emitJobEvent('verification.completed', jobId);
   await condition(allHandlersFinished);
@@ -174,12 +156,12 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
 
 /**
  * Runs slices of `sliceSize` domains (by their seq numbers), `window` at a time, until every domain
- * is done or the run is full (see RUN_EVENT_BUDGET). Returns the seq to resume from, or null when done.
+ * is done or the run is full (runIsFull). Returns the seq to resume from, or null when done.
  */
 async function runSmtpStage(
   input: VerificationWorkflowInput,
   firstSeq: number,
-  bounded: boolean,
+  budget: number | null,
 ): Promise<number | null> {
   const { jobId, method } = input;
   const plan = await db().planSmtpStage({ jobId });
@@ -189,7 +171,7 @@ async function runSmtpStage(
     while (
       nextSeq <= plan.domainCount &&
       running.size < plan.window &&
-      !runIsFull(bounded)
+      !runIsFull(budget)
     ) {
       const fromSeq = nextSeq;
       const toSeq = Math.min(plan.domainCount, fromSeq + plan.sliceSize - 1);

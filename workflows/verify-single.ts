@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { CheckRecord, SingleCheckInput, VerifySingleActivities } from '../activities/verify-single.ts';
+import type { VerifySingleActivities } from '../activities/verify-single.ts';
+import type { CheckRecord, SingleCheckInput } from '../src/verify/messages.ts';
 
 /** Slack for the activity to store its answer after the probe's own deadline has passed. */
 const STORE_MARGIN_MS = 2_000;

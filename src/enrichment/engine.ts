@@ -1,4 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../db/orm.ts';
+import type { BatchRun } from '../jobs/batch-run.ts';
+import type { BatchInput, BatchStep } from './messages.ts';
 import { mapConcurrent } from '../concurrency.ts';
 import { loadBulkWork, moveBulkCursor, recordBulkBatch } from './repository.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfile } from './repository-profiles.ts';
@@ -14,17 +16,12 @@ import { runWaterfall, type PersonFacts, type WaterfallResult } from './waterfal
  */
 const LEAD_CONCURRENCY = 50;
 
-export interface BatchInput {
-  jobId: string;
-  /** The job's cursor this batch starts after (null for the first batch). */
-  after: string | null;
-}
-
-export interface BatchStep {
-  /** The cursor after this batch: where the next batch starts. */
-  cursor: string | null;
-  /** The job is over (completed, stopped or failed): no further batch. A job gone throws `JobGoneError`. */
-  done: boolean;
+/** What the bulk enrichment engine works with, built once per worker. */
+export interface EnrichmentEngineDeps {
+  orm: Orm;
+  services: EnrichmentServices;
+  /** Leads per batch (ENRICHMENT_BATCH_SIZE). */
+  batchSize: number;
 }
 
 /** The waterfall's answer for one lead, and which fields it ran for. */
@@ -50,13 +47,9 @@ const factsOf = (lead: EnrichmentLeadRow): PersonFacts => ({
  * datum with key `<job>:<lead>:<field>`, writes the leads, the cache and the job's counters. The first
  * datum the balance cannot pay for stops the job (`insufficient_credits`); leads not reached are skipped.
  */
-export async function enrichBulkBatch(
-  em: EntityManager,
-  services: EnrichmentServices,
-  input: BatchInput,
-  batchSize: number,
-  heartbeat: () => void,
-): Promise<BatchStep> {
+export async function enrichBulkBatch(deps: EnrichmentEngineDeps, input: BatchInput, run: BatchRun): Promise<BatchStep> {
+  const { services, batchSize } = deps;
+  const em = deps.orm.em.fork();
   const job = await loadBulkWork(em, input.jobId);
   if (job.status !== 'processing') return { cursor: job.cursor, done: true };
   if (job.cursor !== input.after) return { cursor: job.cursor, done: false };
@@ -80,7 +73,7 @@ export async function enrichBulkBatch(
         const result = await runWaterfall({ networkUrl: lead.networkUrl, person: factsOf(lead), fields: searched }, chain, checker);
         finds.set(lead.id, { result, searched });
       }
-      heartbeat();
+      run.beat();
     });
   }
 

@@ -126,10 +126,12 @@ export async function beginBulkJob(em: EntityManager, jobId: string): Promise<vo
 
 /** The job cannot go on (a provider rejected the key, retries exhausted): failed, with the reason. */
 export async function failBulkJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
-  await kysely(em)
+  const [updated] = await kysely(em)
     .updateTable('enrichment_job')
     .set({ status: 'failed', failureReason: reason.slice(0, 2000), completedAt: sql`now()`, updatedAt: sql`now()` })
     .where('id', '=', jobId)
     .where('status', 'in', ['pending', 'processing'])
     .execute();
+  // A job already closed keeps its ending; one that no longer exists is gone, as for every job kind.
+  if (updated!.numUpdatedRows === 0n && (await em.count(EnrichmentJob, { id: jobId })) === 0) throw new JobGoneError('enrichment', jobId);
 }

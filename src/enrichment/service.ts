@@ -16,7 +16,7 @@ import { startWorkflow } from '../jobs/start.ts';
 import type { JobView } from '../jobs/views.ts';
 import { log } from '../log.ts';
 import { createBulkJob, deleteBulkJob, getBulkJob, listSnapshot, pageBulkJobs } from './repository.ts';
-import type { SingleEnrichmentResult } from './single.ts';
+import type { SingleEnrichmentResult } from './messages.ts';
 import { type BulkJobDto, toBulkJobDto } from './views.ts';
 
 /** A single enrichment waits this long for its workflow; the activities' own retries fit well within it. */

@@ -1,45 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from './repository-profiles.ts';
-import { ENRICHMENT_FIELDS, type EnrichmentField } from '../domain/enrichment.ts';
+import { ENRICHMENT_FIELDS } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';
 import { prepareWaterfall, type EnrichmentServices } from './services.ts';
 import { runWaterfall, type PersonFacts } from './waterfall.ts';
-
-export interface SingleEnrichmentInput {
-  /** Also the id of the request's workflow and the stem of its idempotency keys. */
-  requestId: string;
-  organizationId: string;
-  /** Normalized profile URL. */
-  networkUrl: string;
-}
-
-/** What the providers gave (verified data only); recorded in the workflow history between lookup and settle. */
-export interface ProfileLookup {
-  found: boolean;
-  person: PersonFacts;
-  values: Partial<Record<EnrichmentField, string>>;
-  /** Fields the waterfall ran for (those the cache did not settle). */
-  searched: EnrichmentField[];
-}
-
-export interface EnrichedProfileDto {
-  networkUrl: string;
-  firstName: string | null;
-  lastName: string | null;
-  title: string | null;
-  company: string | null;
-  workEmail: string | null;
-  personalEmail: string | null;
-  phone: string | null;
-}
-
-export interface SingleEnrichmentResult {
-  success: boolean;
-  /** The whole profile when found; only `networkUrl` when not. */
-  profile: EnrichedProfileDto | { networkUrl: string };
-  creditsUsed: number;
-  withheld: EnrichmentField[];
-}
+import type { ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } from './messages.ts';
 
 /**
  * Reads the cache and runs the waterfall for the fields it does not settle. Calls no provider when a

@@ -1,3 +1,4 @@
+import type { ScrapeJobStatus } from '../domain/scrape.ts';
 import { defineSignal } from '@temporalio/workflow';
 
 /**
@@ -11,3 +12,27 @@ export interface ScrapeControl {
 
 export const pauseScrapeSignal = defineSignal<[ScrapeControl]>('pauseScrape');
 export const resumeScrapeSignal = defineSignal<[ScrapeControl]>('resumeScrape');
+
+/** What the route starts a scrape workflow with; the rest is carried across continue-as-new. */
+export interface ScrapeWorkflowInput {
+  jobId: string;
+  /** Every item at or before this row is settled. */
+  afterRow?: number;
+  held?: boolean;
+  controlVersion?: number;
+}
+
+export interface ScrapeBatchInput {
+  jobId: string;
+  /** Every item at or before this row is settled. */
+  afterRow: number;
+}
+
+export interface ScrapeBatchResult {
+  afterRow: number;
+  /** `more`: call again; `done`: nothing pending after the cursor; `stopped`: the job is not processing. */
+  outcome: 'more' | 'done' | 'stopped';
+  /** The job's status and control version as last read. */
+  status: ScrapeJobStatus;
+  controlVersion: number;
+}

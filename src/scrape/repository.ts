@@ -94,7 +94,8 @@ export async function completeScrapeJob(em: EntityManager, jobId: string): Promi
 }
 
 /**
- * The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job.
+ * The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job. A job
+ * deleted meanwhile throws `JobGoneError`.
  * Kept as SQL: one statement whose CTE updates the job and then its items reads better than its builder form.
  */
 export async function failScrapeJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
@@ -108,6 +109,8 @@ export async function failScrapeJob(em: EntityManager, jobId: string, reason: st
     [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)],
     'run',
   );
+  // A job already closed keeps its ending; one that no longer exists is gone, as for every job kind.
+  if ((await em.count(ScrapeJob, { id: jobId })) === 0) throw new JobGoneError('scrape', jobId);
 }
 
 /** A job whose workflow never started: gone with its items. */

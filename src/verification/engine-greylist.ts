@@ -1,8 +1,7 @@
-import type { Orm } from '../db/orm.ts';
 import { deferredAddresses, deferredCount } from './repository-deferred.ts';
-import { writeSmtpOutcomes } from './repository-work.ts';
-import type { SmtpProber } from '../smtp/prober.ts';
-import { fromOutcome } from './engine.ts';
+import { loadVerificationWork, writeSmtpOutcomes } from './repository-work.ts';
+import type { BatchRun } from '../jobs/batch-run.ts';
+import { fromOutcome, type VerificationEngineDeps } from './engine.ts';
 
 const PAGE_SIZE = 1000;
 
@@ -11,14 +10,12 @@ const PAGE_SIZE = 1000;
  * one RCPT each, with the worker's MAIL FROM and egress, the same triplet greylisting remembers
  * (the catch-all address too: it is derived from the job id, as in the first pass).
  * Answers are final; a 4xx again adds to the address's attempts and leaves it deferred.
- * Returns how many are still deferred.
+ * Returns how many are still deferred; a job gone throws `JobGoneError`.
  */
-export async function retryDeferred(
-  orm: Orm,
-  prober: SmtpProber,
-  jobId: string,
-  signal: AbortSignal,
-): Promise<{ deferred: number }> {
+export async function retryDeferred(deps: VerificationEngineDeps, jobId: string, run: BatchRun): Promise<{ deferred: number }> {
+  const { orm, prober } = deps;
+  const { signal } = run;
+  await loadVerificationWork(orm.em.fork(), jobId);
   let afterId: string | null = null;
   for (;;) {
     const page = await deferredAddresses(orm.em.fork(), jobId, afterId, PAGE_SIZE);

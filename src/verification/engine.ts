@@ -14,6 +14,7 @@ import type { VerificationMethod } from '../domain/verification.ts';
 import { providerOfHost } from '../domain/mx-provider.ts';
 import { environmentWarnings } from '../smtp/environment.ts';
 import type { ProbeOutcome, SmtpProber } from '../smtp/prober.ts';
+import type { BatchRun } from '../jobs/batch-run.ts';
 
 /** Addresses of one domain read (and handed to one probeDomain call) at a time. */
 const PAGE_SIZE = 1000;
@@ -93,6 +94,12 @@ export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   ...(o.deferral ? { deferral: o.deferral } : {}),
 });
 
+/** What the verification engine works with, built once per worker: the prober's limits hold across all its jobs. */
+export interface VerificationEngineDeps {
+  orm: Orm;
+  prober: SmtpProber;
+}
+
 export interface SliceInput {
   jobId: string;
   method: VerificationMethod;
@@ -106,12 +113,9 @@ export interface SliceInput {
  * only those without a stored outcome are probed, so a retried slice resumes where the last stopped.
  * For api_only only the free pre-checks run: failures are Invalid, the rest are marked for the provider.
  */
-export async function probeSlice(
-  orm: Orm,
-  prober: SmtpProber,
-  input: SliceInput,
-  signal: AbortSignal,
-): Promise<{ domains: number; written: number }> {
+export async function probeSlice(deps: VerificationEngineDeps, input: SliceInput, run: BatchRun): Promise<{ domains: number; written: number }> {
+  const { orm, prober } = deps;
+  const { signal } = run;
   const em = orm.em.fork();
   const domains = await unfinishedDomains(em, input.jobId, input.fromSeq, input.toSeq);
   // The first page of every domain in one query: the sessions start without a query per domain.

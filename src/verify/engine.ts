@@ -6,12 +6,7 @@ import type { Orm } from '../db/orm.ts';
 import { type CheckRecord, type DomainFact, freshDomainFact, NO_SMTP, saveCheck, saveDomainFact } from './repository.ts';
 import { domainOf, normalizeEmail } from '../domain/email.ts';
 import type { SmtpProber } from '../smtp/prober.ts';
-
-export interface SingleCheckInput {
-  organizationId: string;
-  email: string;
-  timeoutMs: number;
-}
+import type { SingleCheckInput } from './messages.ts';
 
 export interface SingleCheckDeps {
   orm: Orm;

@@ -1,6 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { enrichmentActivities, type BatchStep } from '../../activities/enrichment.ts';
+import { enrichmentActivities } from '../../activities/enrichment.ts';
+import type { BatchStep } from '../../src/enrichment/messages.ts';
 import { createActivityDeps } from '../../activities/deps.ts';
 import { createBulkJob, listSnapshot } from '../../src/enrichment/repository.ts';
 import { chargesOf, eventually, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
