@@ -66,7 +66,7 @@ export async function addLeadsToList(em: EntityManager, organizationId: string, 
 }
 
 /**
- * Finds the list before any of the upload is read (a missing list is a 404, not a parsed file), then answers
+ * Finds the list before any of the upload is read, so a missing list is a 404 rather than a parsed file; returns
  * the import of one CSV stream into it.
  */
 export async function leadImportInto(em: EntityManager, organizationId: string, listId: string, maxRows: number) {
