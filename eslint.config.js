@@ -4,6 +4,10 @@ import tseslint from 'typescript-eslint';
 const HTTP = { group: ['**/http/*', '**/http/**'], message: 'Code below the HTTP layer must not depend on it: move what it needs down (src/errors.ts, src/domain/).' };
 // The sandbox's stand-ins are for `npm run dev` and the tests: production code never reaches them.
 const SANDBOX = { group: ['**/sandbox/*', '**/sandbox/**'], message: 'Only src/dev and the tests may use the sandbox stand-ins.' };
+const STORAGE = {
+  group: ['**/db/repos/**', '**/db/entities/**'],
+  message: 'The HTTP layer calls services (src/<feature>/service.ts); repositories and entities stay below it.',
+};
 const DOMAIN_IO = [
   '**/db/**', '**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/verify/**',
   '**/auth/**', '**/rate-limit/**', '**/jobs/**', '**/csv/**', '**/activities/**', '**/workflows/**',
@@ -43,7 +47,8 @@ export default tseslint.config(
   // Dependencies point down. Each block states what one layer must not import; a file matched by two
   // blocks gets the later one's rule only, so every block repeats the prohibitions that hold everywhere.
   layer('Code below the HTTP layer', ['src/**/*.ts', 'activities/**/*.ts'], ['src/http/**', 'src/main.ts', 'src/dev/**'], []),
-  { files: ['src/http/**/*.ts', 'src/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX] }] } },
+  { files: ['src/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX] }] } },
+  { files: ['src/http/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX, STORAGE] }] } },
   // The dev entry starts the sandbox, but stays below HTTP like every other process part.
   { files: ['src/dev/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [HTTP] }] } },
   layer('The domain', ['src/domain/**/*.ts'], [], [

@@ -10,6 +10,8 @@ import { sha256Hex } from './tokens.ts';
 /** How stale `lastUsedAt` may get before a use writes it again. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
+export type StoredApiKey = IApiKey;
+
 export interface NewApiKey {
   organizationId: string;
   userId: string | null;
@@ -19,7 +21,7 @@ export interface NewApiKey {
 }
 
 /** Stores the key's hash and returns the secret, which exists nowhere else from now on. */
-export async function issueApiKey(em: EntityManager, input: NewApiKey): Promise<{ apiKey: IApiKey; key: string }> {
+export async function issueApiKey(em: EntityManager, input: NewApiKey): Promise<{ apiKey: StoredApiKey; key: string }> {
   const key = generateApiKey();
   const apiKey = em.create(ApiKey, {
     organization: input.organizationId,

@@ -23,6 +23,10 @@ describe('lint states the layering', () => {
     ['production code', 'activities/verification.ts', "import { x } from '../src/sandbox/sandbox.ts';"],
     ['production code', 'src/main.ts', "import { x } from './sandbox/sandbox.ts';"],
     ['production code', 'src/http/app.ts', "import { x } from '../sandbox/sandbox.ts';"],
+    ['the HTTP layer', 'src/http/routes/lists.ts', "import { x } from '../../db/repos/lists.ts';"],
+    ['the HTTP layer', 'src/http/routes/lists.ts', "import { x } from '../../db/entities/list.ts';"],
+    ['the HTTP layer', 'src/http/routes/lists.ts', "import type { x } from '../../db/repos/lists.ts';"],
+    ['the HTTP layer', 'src/http/routes/lists.ts', "import type { x } from '../../db/entities/list.ts';"],
     ['code below HTTP', 'src/db/orm.ts', "import { x } from '../http/app.ts';"],
     ['code below HTTP', 'src/domain/email.ts', "import { x } from '../http/app.ts';"],
     ['code below HTTP', 'src/dev/main.ts', "import { x } from '../http/app.ts';"],
@@ -35,6 +39,8 @@ describe('lint states the layering', () => {
   it.each([
     ['the domain uses its own rules', 'src/domain/email.ts', "import { x } from './scrape.ts';"],
     ['the database layer uses the domain', 'src/db/orm.ts', "import { x } from '../domain/lead.ts';"],
+    ['the HTTP layer calls services', 'src/http/routes/lists.ts', "import { x } from '../../lists/service.ts';"],
+    ['the HTTP layer takes the ORM type', 'src/http/env.ts', "import type { x } from '../db/orm.ts';"],
     ['the dev entry starts the sandbox', 'src/dev/main.ts', "import { x } from '../sandbox/sandbox.ts';"],
     ['workflows take activity types', 'workflows/verification.ts', "import type { x } from '../activities/verification.ts';"],
   ])('%s: %s allows `%s`', async (_what, file, code) => {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import { notFound } from '../../errors.ts';
 import { List } from '../entities/index.ts';
 import type { IList } from '../entities/list.ts';
@@ -8,6 +9,16 @@ export async function getList(em: EntityManager, organizationId: string, listId:
   const list = await em.findOne(List, { id: listId, organization: organizationId });
   if (!list) throw notFound('List');
   return list;
+}
+
+/** `getList` on the hot path's pool, for the page routes that fork no EntityManager. */
+export async function requireList(pool: Pool, organizationId: string, listId: string): Promise<void> {
+  const { rowCount } = await pool.query({
+    name: 'list_of_organization',
+    text: 'select 1 from lead_list where id = $1 and organization_id = $2',
+    values: [listId, organizationId],
+  });
+  if (!rowCount) throw notFound('List');
 }
 
 export async function createList(em: EntityManager, organizationId: string, input: { name: string; description?: string | null }) {

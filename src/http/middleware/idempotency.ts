@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { claimKey, completeKey, releaseKey } from '../../db/repos/idempotency.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../../errors.ts';
+import { claimIdempotencyKey } from '../../idempotency/keys.ts';
 import { isMultipart } from '../multipart.ts';
 import { requestEm } from './request-context.ts';
 
@@ -31,8 +31,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   // (Hono keeps the text, so the route's own validator still reads the same body afterwards).
   const streamed = isMultipart(c.req.header('content-type')) && c.req.raw.body !== null;
   const bodyHash = streamed ? null : createHash('sha256').update(await c.req.text()).digest('hex');
-  const em = requestEm(c).fork();
-  const claim = await claimKey(em, {
+  const claim = await claimIdempotencyKey(requestEm(c).fork(), {
     organizationId: c.var.principal.organizationId,
     key,
     method: c.req.method,
@@ -63,7 +62,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } catch (error) {
-    await releaseKey(em, claim.id);
+    await claim.release();
     throw error;
   }
   const streamedHash = tap ? await tap.digest() : null;
@@ -76,9 +75,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   // An upload whose body could not be read to its end (a broken multipart body) cannot be matched later: not stored.
   if (isStorable(c.res.status, reason) && !(tap && streamedHash === null)) {
-    await completeKey(em, claim.id, { status: c.res.status, body: text, contentType: c.res.headers.get('content-type'), bodyHash: streamedHash });
+    await claim.complete({ status: c.res.status, body: text, contentType: c.res.headers.get('content-type'), bodyHash: streamedHash });
   } else {
-    await releaseKey(em, claim.id);
+    await claim.release();
   }
 };
 

@@ -1,15 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { DUMMY_HASH, hashPassword, verifyPassword } from '../../auth/passwords.ts';
-import { recordFailure, throttledForSeconds } from '../../auth/login-throttle.ts';
+import { type Account, accountOf, signIn, signUp } from '../../accounts/service.ts';
 import { createSession, deleteSession, SESSION_COOKIE } from '../../auth/sessions.ts';
-import { Organization, User } from '../../db/entities/index.ts';
-import { applyCredits } from '../../db/repos/credits.ts';
 import { clientAddress } from '../client-address.ts';
 import { enforceRateLimit } from '../middleware/rate-limit.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError } from '../../errors.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
 import { Timestamp, json } from '../schemas/common.ts';
 import { requestEm } from '../middleware/request-context.ts';
@@ -29,14 +25,10 @@ const Me = z
   })
   .openapi('Me');
 
-async function loadMe(c: Context<AppEnv>, userId: string): Promise<z.infer<typeof Me>> {
-  const user = await requestEm(c).findOneOrFail(User, userId, { populate: ['organization'], refresh: true });
-  const org = user.organization;
-  return {
-    user: { id: user.id, email: user.email, name: user.name ?? null, createdAt: user.createdAt.toISOString() },
-    organization: { id: org.id, name: org.name, creditBalance: org.creditBalance, createdAt: org.createdAt.toISOString() },
-  };
-}
+const toMe = ({ user, organization: org }: Account): z.infer<typeof Me> => ({
+  user: { id: user.id, email: user.email, name: user.name ?? null, createdAt: user.createdAt.toISOString() },
+  organization: { id: org.id, name: org.name, creditBalance: org.creditBalance, createdAt: org.createdAt.toISOString() },
+});
 
 async function startSession(c: Context<AppEnv>, userId: string) {
   const { config } = c.var.deps;
@@ -68,30 +60,10 @@ export const authRoutes = createRouter()
       errors: ['validation_error', 'conflict', 'rate_limited'],
     }),
     async (c) => {
-      const body = c.req.valid('json');
-      const em = requestEm(c);
-      const { config } = c.var.deps;
       await limitPerAddress(c, 'signup', clientAddress(c));
-      const passwordHash = await hashPassword(body.password);
-      const userId = await em.transactional(async (tx) => {
-        if (await tx.count(User, { email: body.email })) throw new ApiError('conflict', 'An account with this email already exists');
-        const org = tx.create(Organization, { name: body.organizationName });
-        const user = tx.create(User, { organization: org, email: body.email, name: body.name ?? null, passwordHash });
-        await tx.flush();
-        if (config.SIGNUP_CREDITS > 0) {
-          await applyCredits(tx, {
-            organizationId: org.id,
-            delta: config.SIGNUP_CREDITS,
-            reason: 'Signup grant',
-            refType: 'signup',
-            refId: org.id,
-            idempotencyKey: `signup:${org.id}`,
-          });
-        }
-        return user.id;
-      });
+      const userId = await signUp(requestEm(c), c.req.valid('json'), c.var.deps.config.SIGNUP_CREDITS);
       await startSession(c, userId);
-      return c.json(await loadMe(c, userId), 201);
+      return c.json(toMe(await accountOf(requestEm(c), userId)), 201);
     },
   )
   .openapi(
@@ -106,21 +78,11 @@ export const authRoutes = createRouter()
     }),
     async (c) => {
       const { email, password } = c.req.valid('json');
-      const em = requestEm(c);
       const ip = clientAddress(c);
       await limitPerAddress(c, 'login', ip);
-      const wait = await throttledForSeconds(em, email, ip);
-      if (wait > 0) {
-        throw new ApiError('rate_limited', 'Too many failed sign-ins; try again later', { retryAfterSeconds: wait }, { 'Retry-After': String(wait) });
-      }
-      const user = await em.findOne(User, { email });
-      const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-      if (!user || !ok) {
-        await recordFailure(em, email, ip);
-        throw new ApiError('unauthorized', 'Email or password is wrong');
-      }
-      await startSession(c, user.id);
-      return c.json(await loadMe(c, user.id), 200);
+      const userId = await signIn(requestEm(c), email, password, ip);
+      await startSession(c, userId);
+      return c.json(toMe(await accountOf(requestEm(c), userId)), 200);
     },
   )
   .openapi(
@@ -146,5 +108,5 @@ export const authRoutes = createRouter()
       summary: 'The signed-in user and organization',
       responses: { 200: { description: 'Current user', ...json(Me) } },
     }),
-    async (c) => c.json(await loadMe(c, c.var.principal.userId!), 200),
+    async (c) => c.json(toMe(await accountOf(requestEm(c), c.var.principal.userId!)), 200),
   );

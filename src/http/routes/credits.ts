@@ -1,4 +1,4 @@
-import { getBalance, pageLedger } from '../../db/repos/credit-ledger.ts';
+import { creditBalance, pageCreditLedger } from '../../accounts/credits.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, json } from '../schemas/common.ts';
@@ -14,7 +14,7 @@ export const creditRoutes = createRouter()
       summary: 'The organization’s credit balance',
       responses: { 200: { description: 'The balance', ...json(BalanceSchema) } },
     }),
-    async (c) => c.json({ balance: await getBalance(requestEm(c), organizationId(c)) }, 200),
+    async (c) => c.json({ balance: await creditBalance(requestEm(c), organizationId(c)) }, 200),
   )
   .openapi(
     sessionRoute({
@@ -28,7 +28,7 @@ export const creditRoutes = createRouter()
     }),
     async (c) => {
       const page = c.req.valid('query');
-      const { rows, total } = await pageLedger(requestEm(c), organizationId(c), offsetOf(page), page.limit);
+      const { rows, total } = await pageCreditLedger(requestEm(c), organizationId(c), offsetOf(page), page.limit);
       return c.json(paginated(rows.map(toLedgerEntryDto), total, page), 200);
     },
   );

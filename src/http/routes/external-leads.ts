@@ -1,16 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import { getList } from '../../db/repos/lists.ts';
-import { pageLeadRows } from '../../db/repos/pages.ts';
 import { normalizeEmail } from '../../domain/email.ts';
 import { phoneForLookup } from '../../domain/phone-lookup.ts';
+import { pageLeads } from '../../lists/service.ts';
 import { organizationId } from '../middleware/session.ts';
 import { apiKeyRoute, createRouter, keyAudience } from '../router.ts';
 import { leadRoutesFor } from './leads.ts';
 import { offsetOf, pageOf, PageQuerySchema, paginated, json } from '../schemas/common.ts';
 import { type LeadDto, LeadFilterSchema, LeadSchema } from '../schemas/lead.ts';
-import { requestEm } from '../middleware/request-context.ts';
-
 
 const LeadLookupSchema = PageQuerySchema.extend(LeadFilterSchema.shape).extend({
   listId: z.uuid().optional(),
@@ -49,8 +46,6 @@ export const externalLeadRoutes = createRouter()
     }),
     async (c) => {
       const query = c.req.valid('query');
-      // A list of another organization is as absent as a missing one, never an empty page.
-      if (query.listId) await getList(requestEm(c), organizationId(c), query.listId);
       const filter = {
         listId: query.listId,
         emailStatus: query.emailStatus,
@@ -60,13 +55,7 @@ export const externalLeadRoutes = createRouter()
             ? undefined
             : phoneForLookup(query.phone, query.country as CountryCode | undefined),
       };
-      const { rows, total } = await pageLeadRows<LeadDto>(
-        c.get('deps').pool,
-        organizationId(c),
-        filter,
-        offsetOf(query),
-        query.limit,
-      );
+      const { rows, total } = await pageLeads<LeadDto>(c.get('deps').pool, organizationId(c), filter, offsetOf(query), query.limit);
       return c.json(paginated(rows, total, query), 200);
     },
   )

@@ -1,8 +1,8 @@
-import { deleteLeadOf, getLeadDto, updateLeadDto } from '../handlers/leads.ts';
+import { deleteLeadOf, getLeadOf, updateLeadOf } from '../../lists/service.ts';
 import { organizationId } from '../middleware/session.ts';
 import { type Audience, createRouter, sessionAudience } from '../router.ts';
 import { uuidParam, json } from '../schemas/common.ts';
-import { LeadSchema, LeadUpdateSchema } from '../schemas/lead.ts';
+import { LeadSchema, LeadUpdateSchema, toLeadDto } from '../schemas/lead.ts';
 import { requestEm } from '../middleware/request-context.ts';
 
 const LeadParams = uuidParam('leadId');
@@ -20,7 +20,7 @@ export const leadRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'The lead', ...json(LeadSchema) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await getLeadDto(requestEm(c), organizationId(c), c.req.valid('param').leadId), 200),
+      async (c) => c.json(toLeadDto(await getLeadOf(requestEm(c), organizationId(c), c.req.valid('param').leadId)), 200),
     )
     .openapi(
       audience.route('leads:write', {
@@ -34,7 +34,7 @@ export const leadRoutesFor = (audience: Audience) =>
       }),
       async (c) =>
         c.json(
-          await updateLeadDto(requestEm(c), organizationId(c), c.req.valid('param').leadId, c.req.valid('json')),
+          toLeadDto(await updateLeadOf(requestEm(c), organizationId(c), c.req.valid('param').leadId, c.req.valid('json'))),
           200,
         ),
     )

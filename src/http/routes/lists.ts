@@ -1,21 +1,20 @@
 import { z } from '@hono/zod-openapi';
-import { importLeadCsv } from '../../csv/import-leads.ts';
-import { getList } from '../../db/repos/lists.ts';
 import {
   addLeadsToList,
-  createListDto,
+  createListOf,
   deleteListOf,
-  getListDto,
-  pageListDtos,
-  pageListLeadDtos,
-  updateListDto,
-} from '../handlers/lists.ts';
+  getListOf,
+  leadImportInto,
+  pageLeads,
+  pageLists,
+  updateListOf,
+} from '../../lists/service.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
-import { pageOf, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
-import { BulkLeadsResult, BulkLeadsSchema, LeadSchema, ListLeadsQuerySchema } from '../schemas/lead.ts';
-import { ListInputSchema, ListSchema, ListUpdateSchema } from '../schemas/list.ts';
+import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
+import { BulkLeadsResult, BulkLeadsSchema, type LeadDto, LeadSchema, ListLeadsQuerySchema, toLeadDto } from '../schemas/lead.ts';
+import { ListInputSchema, ListSchema, ListUpdateSchema, toListDto } from '../schemas/list.ts';
 import { requestEm } from '../middleware/request-context.ts';
 
 const ListParams = uuidParam('listId');
@@ -40,7 +39,7 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 201: { description: 'Created', ...json(ListSchema) } },
         errors: ['validation_error'],
       }),
-      async (c) => c.json(await createListDto(requestEm(c), organizationId(c), c.req.valid('json')), 201),
+      async (c) => c.json(toListDto(await createListOf(requestEm(c), organizationId(c), c.req.valid('json'))), 201),
     )
     .openapi(
       audience.route('lists:read', {
@@ -52,8 +51,11 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'A page of lists', ...json(pageOf(ListSchema)) } },
         errors: ['validation_error'],
       }),
-      async (c) =>
-        c.json(await pageListDtos(c.get('deps').pool, organizationId(c), c.req.valid('query')), 200),
+      async (c) => {
+        const page = c.req.valid('query');
+        const { rows, total } = await pageLists(c.get('deps').pool, organizationId(c), offsetOf(page), page.limit);
+        return c.json(paginated(rows, total, page), 200);
+      },
     )
     .openapi(
       audience.route('lists:read', {
@@ -65,7 +67,7 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'The list', ...json(ListSchema) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) => c.json(await getListDto(requestEm(c), organizationId(c), c.req.valid('param').listId), 200),
+      async (c) => c.json(toListDto(await getListOf(requestEm(c), organizationId(c), c.req.valid('param').listId)), 200),
     )
     .openapi(
       audience.route('lists:write', {
@@ -79,7 +81,7 @@ export const listRoutesFor = (audience: Audience) =>
       }),
       async (c) =>
         c.json(
-          await updateListDto(requestEm(c), organizationId(c), c.req.valid('param').listId, c.req.valid('json')),
+          toListDto(await updateListOf(requestEm(c), organizationId(c), c.req.valid('param').listId, c.req.valid('json'))),
           200,
         ),
     )
@@ -108,17 +110,12 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) =>
-        c.json(
-          await pageListLeadDtos(
-            requestEm(c),
-            c.get('deps').pool,
-            organizationId(c),
-            c.req.valid('param').listId,
-            c.req.valid('query'),
-          ),
-          200,
-        ),
+      async (c) => {
+        const query = c.req.valid('query');
+        const filter = { listId: c.req.valid('param').listId, emailStatus: query.emailStatus, search: query.search };
+        const { rows, total } = await pageLeads<LeadDto>(c.get('deps').pool, organizationId(c), filter, offsetOf(query), query.limit);
+        return c.json(paginated(rows, total, query), 200);
+      },
     )
     .openapi(
       audience.route('leads:write', {
@@ -131,17 +128,11 @@ export const listRoutesFor = (audience: Audience) =>
         responses: { 201: { description: 'Created', ...json(BulkLeadsResult) } },
         errors: ['validation_error', 'not_found'],
       }),
-      async (c) =>
-        c.json(
-          await addLeadsToList(
-            requestEm(c),
-            organizationId(c),
-            c.req.valid('param').listId,
-            c.req.valid('json').leads,
-            audience.leadSource,
-          ),
-          201,
-        ),
+      async (c) => {
+        const { listId } = c.req.valid('param');
+        const { created, leads } = await addLeadsToList(requestEm(c), organizationId(c), listId, c.req.valid('json').leads, audience.leadSource);
+        return c.json({ created, leads: leads.map(toLeadDto) }, 201);
+      },
     );
 
 export const listRoutes = listRoutesFor(sessionAudience).openapi(
@@ -161,13 +152,12 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
     errors: ['validation_error', 'not_found', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],
   }),
   async (c) => {
-    const em = requestEm(c);
-    const list = await getList(em, organizationId(c), c.req.valid('param').listId);
+    const { config } = c.var.deps;
+    const importLeads = await leadImportInto(requestEm(c), organizationId(c), c.req.valid('param').listId, config.SCRAPE_MAX_ROWS);
     const { result } = await streamMultipart(c.req.raw, {
       fileField: 'file',
-      maxFileBytes: c.var.deps.config.SCRAPE_MAX_FILE_BYTES,
-      consume: (file) =>
-        importLeadCsv(em, organizationId(c), list.id, file.stream, c.var.deps.config.SCRAPE_MAX_ROWS),
+      maxFileBytes: config.SCRAPE_MAX_FILE_BYTES,
+      consume: (file) => importLeads(file.stream),
     });
     return c.json(result, 201);
   },

@@ -1,5 +1,4 @@
-import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
-import { loadProviderSettings, saveProviderSettings } from '../../db/repos/enrichment-settings.ts';
+import { providerSettings, updateProviderSettings } from '../../settings/service.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { ProviderSettingsSchema, ProviderSettingsUpdateSchema, toProviderSettingsDto } from '../schemas/settings.ts';
@@ -15,7 +14,7 @@ export const settingsRoutes = createRouter()
       summary: 'Enrichment providers in waterfall order (keys are never returned)',
       responses: { 200: { description: 'The providers', ...json(ProviderSettingsSchema) } },
     }),
-    async (c) => c.json(toProviderSettingsDto(await loadProviderSettings(requestEm(c), organizationId(c)), c.var.deps.config), 200),
+    async (c) => c.json(toProviderSettingsDto(await providerSettings(requestEm(c), organizationId(c)), c.var.deps.config), 200),
   )
   .openapi(
     sessionRoute({
@@ -31,10 +30,8 @@ export const settingsRoutes = createRouter()
       errors: ['validation_error'],
     }),
     async (c) => {
-      const { deps } = c.var;
-      const em = requestEm(c);
-      const box = secretBoxFromConfig(deps.config);
-      const settings = await em.transactional((tx) => saveProviderSettings(tx, organizationId(c), c.req.valid('json').providers, box));
-      return c.json(toProviderSettingsDto(settings, deps.config), 200);
+      const { config } = c.var.deps;
+      const settings = await updateProviderSettings(requestEm(c), config, organizationId(c), c.req.valid('json').providers);
+      return c.json(toProviderSettingsDto(settings, config), 200);
     },
   );

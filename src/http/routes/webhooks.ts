@@ -1,13 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
-import { secretBoxFromConfig } from '../../crypto/secret-box.ts';
-import { pageDeliveries, reopenDelivery } from '../../db/repos/webhook-deliveries.ts';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints } from '../../db/repos/webhook-endpoints.ts';
-import { deliveryWorkflowId, type DeliveryWorkflowInput, retryDeliverySignal } from '../../temporal/webhook-messages.ts';
-import { retrySchedule } from '../../webhooks/send.ts';
-import { assertDeliverableUrl, WebhookUrlError } from '../../webhooks/address-guard.ts';
-import { webhookSecretContext } from '../../webhooks/secret.ts';
-import { ApiError, invalidState, notFound } from '../../errors.ts';
+import { WebhookUrlError } from '../../webhooks/address-guard.ts';
+import { endpointsOf, pageEndpointDeliveries, registerEndpoint, removeEndpoint, retryDelivery } from '../../webhooks/endpoints.ts';
+import { ApiError } from '../../errors.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionOrKeyRoute } from '../router.ts';
 import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam, json } from '../schemas/common.ts';
@@ -36,26 +30,13 @@ export const webhookRoutes = createRouter()
       errors: ['validation_error'],
     }),
     async (c) => {
-      const input = c.req.valid('json');
-      const { config } = c.var.deps;
       try {
-        await assertDeliverableUrl(input.url, { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+        const { endpoint, secret } = await registerEndpoint(requestEm(c), c.var.deps.config, organizationId(c), c.req.valid('json'));
+        return c.json({ ...toEndpointDto(endpoint), secret }, 201);
       } catch (error) {
         if (!(error instanceof WebhookUrlError)) throw error;
         throw new ApiError('validation_error', 'Invalid webhook URL', [{ path: 'json.url', message: error.message }]);
       }
-      const orgId = organizationId(c);
-      const secret = `whsec_${randomBytes(32).toString('base64')}`;
-      const box = secretBoxFromConfig(config);
-      // The id is not known before insert, so the seal is bound to the organization (a copied row cannot be read elsewhere).
-      const endpoint = await createEndpoint(requestEm(c), {
-        organizationId: orgId,
-        url: input.url,
-        events: input.events,
-        description: input.description ?? null,
-        secretCiphertext: box.encrypt(secret, webhookSecretContext(orgId)),
-      });
-      return c.json({ ...toEndpointDto(endpoint), secret }, 201);
     },
   )
   .openapi(
@@ -66,7 +47,7 @@ export const webhookRoutes = createRouter()
       summary: 'Webhook endpoints of the organization, newest first (never their secrets)',
       responses: { 200: { description: 'Endpoints', ...json(z.object({ data: z.array(WebhookEndpointSchema) })) } },
     }),
-    async (c) => c.json({ data: (await listEndpoints(requestEm(c), organizationId(c))).map(toEndpointDto) }, 200),
+    async (c) => c.json({ data: (await endpointsOf(requestEm(c), organizationId(c))).map(toEndpointDto) }, 200),
   )
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
@@ -79,7 +60,7 @@ export const webhookRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      await deleteEndpoint(requestEm(c), await getEndpoint(requestEm(c), organizationId(c), c.req.valid('param').id));
+      await removeEndpoint(requestEm(c), organizationId(c), c.req.valid('param').id);
       return c.body(null, 204);
     },
   )
@@ -94,9 +75,8 @@ export const webhookRoutes = createRouter()
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const endpoint = await getEndpoint(requestEm(c), organizationId(c), c.req.valid('param').id);
       const query = c.req.valid('query');
-      const { rows, total } = await pageDeliveries(requestEm(c), endpoint.id, offsetOf(query), query.limit);
+      const { rows, total } = await pageEndpointDeliveries(requestEm(c), organizationId(c), c.req.valid('param').id, offsetOf(query), query.limit);
       return c.json(paginated(rows.map(toDeliveryDto), total, query), 200);
     },
   )
@@ -115,18 +95,6 @@ export const webhookRoutes = createRouter()
     async (c) => {
       const { id, deliveryId } = c.req.valid('param');
       const { config, temporal } = c.var.deps;
-      const endpoint = await getEndpoint(requestEm(c), organizationId(c), id);
-      if (endpoint.disabledAt) throw invalidState('The endpoint is disabled (a receiver answered 410)', 'disabled');
-      const delivery = await reopenDelivery(requestEm(c), endpoint.id, deliveryId);
-      if (!delivery) throw notFound('Webhook delivery');
-      // Signals the running delivery workflow, or starts a new run when the last one has ended.
-      await temporal.workflow.signalWithStart('webhookDeliveryWorkflow', {
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowId: deliveryWorkflowId(delivery.id),
-        args: [{ deliveryId: delivery.id, schedule: retrySchedule(config) } satisfies DeliveryWorkflowInput],
-        signal: retryDeliverySignal,
-        signalArgs: [],
-      });
-      return c.json(toDeliveryDto(delivery), 202);
+      return c.json(toDeliveryDto(await retryDelivery(requestEm(c), temporal, config, organizationId(c), id, deliveryId)), 202);
     },
   );

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { IApiKey } from '../../db/entities/api-key.ts';
+import type { StoredApiKey } from '../../auth/api-keys.ts';
 import type { Scope } from '../../domain/scopes.ts';
 import { ALL_SCOPES } from '../../domain/scopes.ts';
 import { iso, Timestamp } from './common.ts';
@@ -41,7 +41,7 @@ export const CreatedApiKeySchema = ApiKeySchema.extend({
   key: z.string().openapi({ description: 'The secret; shown in this response only, never again' }),
 }).openapi('CreatedApiKey');
 
-export const toApiKeyDto = (k: IApiKey): z.infer<typeof ApiKeySchema> => ({
+export const toApiKeyDto = (k: StoredApiKey): z.infer<typeof ApiKeySchema> => ({
   id: k.id,
   name: k.name,
   scopes: k.scopes as Scope[],

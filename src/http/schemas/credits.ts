@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { ICreditLedgerEntry } from '../../db/entities/credit-ledger.ts';
+import type { LedgerEntryRecord } from '../../accounts/credits.ts';
 import { Timestamp } from './common.ts';
 
 export const BalanceSchema = z.object({ balance: z.number().int() }).openapi('CreditBalance');
@@ -15,7 +15,7 @@ export const LedgerEntrySchema = z
   })
   .openapi('CreditLedgerEntry');
 
-export const toLedgerEntryDto = (e: ICreditLedgerEntry): z.infer<typeof LedgerEntrySchema> => ({
+export const toLedgerEntryDto = (e: LedgerEntryRecord): z.infer<typeof LedgerEntrySchema> => ({
   id: e.id,
   delta: e.delta,
   reason: e.reason,

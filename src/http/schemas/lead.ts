@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import type { ILead } from '../../db/entities/lead.ts';
 import { EMAIL_RESULTS, LEAD_SOURCES } from '../../domain/lead.ts';
 import { LeadInputSchema } from '../../domain/lead-input.ts';
+import type { LeadRecord } from '../../lists/service.ts';
 import { iso, Timestamp } from './common.ts';
 
 export const LeadUpdateSchema = LeadInputSchema.partial().openapi('LeadUpdate');
@@ -31,7 +31,7 @@ export const LeadSchema = z
 
 export type LeadDto = z.infer<typeof LeadSchema>;
 
-export const toLeadDto = (l: ILead): LeadDto => ({
+export const toLeadDto = (l: LeadRecord): LeadDto => ({
   id: l.id,
   listId: l.list.id,
   firstName: l.firstName ?? null,

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { IList } from '../../db/entities/list.ts';
+import type { CountedList } from '../../lists/service.ts';
 import { Timestamp } from './common.ts';
 
 export const ListInputSchema = z
@@ -23,11 +23,11 @@ export const ListSchema = z
   })
   .openapi('List');
 
-export const toListDto = (l: Pick<IList, 'id' | 'name' | 'description' | 'createdAt' | 'updatedAt'>, leadCount: number): z.infer<typeof ListSchema> => ({
-  id: l.id,
-  name: l.name,
-  description: l.description ?? null,
+export const toListDto = ({ list, leadCount }: CountedList): z.infer<typeof ListSchema> => ({
+  id: list.id,
+  name: list.name,
+  description: list.description ?? null,
   leadCount,
-  createdAt: l.createdAt.toISOString(),
-  updatedAt: l.updatedAt.toISOString(),
+  createdAt: list.createdAt.toISOString(),
+  updatedAt: list.updatedAt.toISOString(),
 });

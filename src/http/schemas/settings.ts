@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { Config } from '../../config.ts';
-import type { StoredProviderSetting } from '../../db/repos/enrichment-settings.ts';
 import { ENRICHMENT_PROVIDERS, PROVIDER_KINDS } from '../../domain/enrichment.ts';
 import { platformKey } from '../../enrichment/provider-chain.ts';
+import type { ProviderSettingRecord } from '../../settings/service.ts';
 
 export const ProviderSettingSchema = z
   .object({
@@ -50,7 +50,7 @@ export const ProviderSettingsUpdateSchema = z
   .strict()
   .openapi('EnrichmentProviderSettingsUpdate');
 
-export const toProviderSettingsDto = (settings: readonly StoredProviderSetting[], config: Config): z.infer<typeof ProviderSettingsSchema> => ({
+export const toProviderSettingsDto = (settings: readonly ProviderSettingRecord[], config: Config): z.infer<typeof ProviderSettingsSchema> => ({
   providers: settings.map((s) => ({
     provider: s.provider,
     kind: PROVIDER_KINDS[s.provider],

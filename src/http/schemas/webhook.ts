@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import type { IWebhookEndpoint } from '../../db/entities/webhook-endpoint.ts';
-import type { DeliveryRow } from '../../db/repos/webhook-deliveries.ts';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import type { DeliveryRecord, EndpointRecord } from '../../webhooks/endpoints.ts';
 import { iso, Timestamp } from './common.ts';
 
 export const WebhookEndpointInputSchema = z
@@ -32,7 +31,7 @@ export const WebhookEndpointCreatedSchema = WebhookEndpointSchema.extend({
   secret: z.string().openapi({ description: '`whsec_` + base64 of 32 random bytes; shown only here, once' }),
 }).openapi('WebhookEndpointCreated');
 
-export function toEndpointDto(e: IWebhookEndpoint) {
+export function toEndpointDto(e: EndpointRecord) {
   return { id: e.id, url: e.url, events: [...e.events], description: e.description ?? null, createdAt: iso(e.createdAt)!, disabledAt: iso(e.disabledAt) };
 }
 
@@ -50,7 +49,7 @@ export const WebhookDeliverySchema = z
   })
   .openapi('WebhookDelivery');
 
-export const toDeliveryDto = (d: DeliveryRow): z.infer<typeof WebhookDeliverySchema> => ({
+export const toDeliveryDto = (d: DeliveryRecord): z.infer<typeof WebhookDeliverySchema> => ({
   id: d.id,
   eventId: d.eventId,
   type: d.type,

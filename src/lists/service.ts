@@ -1,0 +1,87 @@
+/**
+ * Lists and their leads, shared by the session routes (`/api/lists`, `/api/leads`) and the API-key routes
+ * (`/api/external/...`): each route file declares its own contract and auth, then calls one of these.
+ */
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import { importLeadCsv } from '../csv/import-leads.ts';
+import type { ILead } from '../db/entities/lead.ts';
+import type { IList } from '../db/entities/list.ts';
+import { deleteLead, findLeadsByIds, getLead, insertLeads, updateLead } from '../db/repos/leads.ts';
+import { createList, deleteList, getList, leadCounts, requireList, updateList } from '../db/repos/lists.ts';
+import { type LeadFilter, pageLeadRows, pageListRows } from '../db/repos/pages.ts';
+import type { LeadSource } from '../domain/lead.ts';
+import type { LeadInput } from '../domain/lead-input.ts';
+
+export type ListRecord = IList;
+export type LeadRecord = ILead;
+
+export interface CountedList {
+  list: ListRecord;
+  leadCount: number;
+}
+
+type ListInput = { name: string; description?: string | null };
+
+async function withLeadCount(em: EntityManager, list: ListRecord): Promise<CountedList> {
+  const counts = await leadCounts(em, [list.id]);
+  return { list, leadCount: counts.get(list.id) ?? 0 };
+}
+
+export async function createListOf(em: EntityManager, organizationId: string, input: ListInput): Promise<CountedList> {
+  return { list: await createList(em, organizationId, input), leadCount: 0 };
+}
+
+/** Read on the hot path's pool, straight into the page's JSON shape. */
+export function pageLists(pool: Pool, organizationId: string, offset: number, limit: number) {
+  return pageListRows(pool, organizationId, offset, limit);
+}
+
+export async function getListOf(em: EntityManager, organizationId: string, listId: string) {
+  return withLeadCount(em, await getList(em, organizationId, listId));
+}
+
+export async function updateListOf(em: EntityManager, organizationId: string, listId: string, input: Partial<ListInput>) {
+  return withLeadCount(em, await updateList(em, await getList(em, organizationId, listId), input));
+}
+
+export async function deleteListOf(em: EntityManager, organizationId: string, listId: string) {
+  await deleteList(em, await getList(em, organizationId, listId));
+}
+
+/**
+ * A page of the organization's leads, read on the hot path's pool straight into the caller's JSON shape `Row`.
+ * A list of another organization is as absent as a missing one (404), never an empty page.
+ */
+export async function pageLeads<Row>(pool: Pool, organizationId: string, filter: LeadFilter, offset: number, limit: number) {
+  if (filter.listId !== undefined) await requireList(pool, organizationId, filter.listId);
+  return pageLeadRows<Row>(pool, organizationId, filter, offset, limit);
+}
+
+export async function addLeadsToList(em: EntityManager, organizationId: string, listId: string, inputs: LeadInput[], source: LeadSource) {
+  const list = await getList(em, organizationId, listId);
+  const ids = await em.transactional((tx) => insertLeads(tx, organizationId, list.id, inputs, source));
+  return { created: ids.length, leads: await findLeadsByIds(em, ids) };
+}
+
+/**
+ * Finds the list before any of the upload is read, so a missing list is a 404 rather than a parsed file; returns
+ * the import of one CSV stream into it.
+ */
+export async function leadImportInto(em: EntityManager, organizationId: string, listId: string, maxRows: number) {
+  const list = await getList(em, organizationId, listId);
+  return (file: Readable) => importLeadCsv(em, organizationId, list.id, file, maxRows);
+}
+
+export function getLeadOf(em: EntityManager, organizationId: string, leadId: string) {
+  return getLead(em, organizationId, leadId);
+}
+
+export async function updateLeadOf(em: EntityManager, organizationId: string, leadId: string, input: Partial<LeadInput>) {
+  return updateLead(em, await getLead(em, organizationId, leadId), input);
+}
+
+export async function deleteLeadOf(em: EntityManager, organizationId: string, leadId: string) {
+  await deleteLead(em, await getLead(em, organizationId, leadId));
+}
