@@ -5,16 +5,28 @@ const HTTP = { group: ['**/http/*', '**/http/**'], message: 'Code below the HTTP
 // The sandbox's stand-ins are for `npm run dev` and the tests: production code never reaches them.
 const SANDBOX = { group: ['**/sandbox/*', '**/sandbox/**'], message: 'Only src/dev and the tests may use the sandbox stand-ins.' };
 const STORAGE = {
-  group: ['**/db/repos/**', '**/db/entities/**'],
+  group: ['**/db/repos/**', '**/db/entities/**', '**/repository.ts', '**/repository-*.ts'],
   message: 'The HTTP layer calls services (src/<feature>/service.ts); repositories and entities stay below it.',
 };
 const DOMAIN_IO = [
   '**/db/**', '**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/verify/**',
   '**/auth/**', '**/rate-limit/**', '**/jobs/**', '**/csv/**', '**/activities/**', '**/workflows/**',
+  '**/verification/**', '**/scrape/**', '**/lists/**', '**/accounts/**', '**/settings/**', '**/idempotency/**',
   'pg', 'kysely', '@mikro-orm/*', '@temporalio/*', 'undici',
   'node:net', 'node:dns', 'node:http', 'node:https', 'node:fs', 'node:fs/*', 'node:child_process', 'node:tls',
 ];
-const OUTSIDE_DB = ['**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/activities/**', '**/workflows/**', '@temporalio/*', 'undici'];
+const OUTSIDE_DB = [
+  '**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/activities/**', '**/workflows/**', '@temporalio/*', 'undici',
+  '**/service.ts', '**/engine.ts', '**/engine-*.ts',
+];
+// The worker (src/worker.ts) wires activities and workflows; everything else below HTTP starts workflows by type.
+const RUNTIME = {
+  group: ['**/activities/*', '**/workflows/*'],
+  allowTypeImports: true,
+  message: 'Below HTTP, workflows and activities are imported as types only (import type); src/worker.ts wires them.',
+};
+// A job kind's repositories: src/<kind>/repository*.ts, with the shared ones in src/db.
+const REPOSITORIES = ['src/db/**/*.ts', 'src/*/repository.ts', 'src/*/repository-*.ts'];
 
 function layer(what, files, ignores, patterns) {
   return {
@@ -46,7 +58,8 @@ export default tseslint.config(
   },
   // Dependencies point down. Each block states what one layer must not import; a file matched by two
   // blocks gets the later one's rule only, so every block repeats the prohibitions that hold everywhere.
-  layer('Code below the HTTP layer', ['src/**/*.ts', 'activities/**/*.ts'], ['src/http/**', 'src/main.ts', 'src/dev/**'], []),
+  layer('Code below the HTTP layer', ['src/**/*.ts'], ['src/http/**', 'src/main.ts', 'src/dev/**'], [RUNTIME]),
+  layer('Activities', ['activities/**/*.ts', 'src/worker.ts'], [], []),
   { files: ['src/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX] }] } },
   { files: ['src/http/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX, STORAGE] }] } },
   // The dev entry starts the sandbox, but stays below HTTP like every other process part.
@@ -55,10 +68,11 @@ export default tseslint.config(
     { group: DOMAIN_IO, message: 'The domain holds rules and types only: do I/O in db/, smtp/, providers/ or activities/.' },
   ]),
   layer('Temporal plumbing', ['src/temporal/**/*.ts'], [], [
-    { group: ['**/activities/**', '**/workflows/**'], message: 'src/temporal holds messages, the client and setup; the worker that wires activities and workflows is src/worker.ts.' },
+    { group: ['**/activities/**', '**/workflows/**', '**/service.ts', '**/engine.ts', '**/engine-*.ts'], message: 'src/temporal holds messages, the client and setup; the worker that wires activities and workflows is src/worker.ts.' },
   ]),
-  layer('The database layer', ['src/db/**/*.ts'], [], [
-    { group: OUTSIDE_DB, message: 'The database layer stores and reads; it must not call mail hosts, providers or Temporal.' },
+  layer('The database layer', REPOSITORIES, [], [
+    RUNTIME,
+    { group: OUTSIDE_DB, message: 'The database layer stores and reads; it must not call mail hosts, providers, Temporal, services or engines.' },
   ]),
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.
