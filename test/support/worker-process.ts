@@ -79,7 +79,8 @@ export async function startServiceProcess(
     }, readyTimeoutMs);
     const onLine = (line: string) => {
       lines.push(line);
-      if (lines.length > 500) lines.shift();
+      // A whole test's log, even at debug level (tests search it for leaked secrets), yet bounded for a long job.
+      if (lines.length > 20_000) lines.shift();
       for (const marker of awaited) if (line.includes(marker)) awaited.delete(marker);
       if (awaited.size === 0) {
         clearTimeout(timer);
