@@ -4,13 +4,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import { call, CLIENT_HTML, expectStatus, openClient, type Outcome, scriptVisibleCookies, submitUpload, watchEvents } from '../support/cross-origin-page.ts';
+import { eventually } from '../support/eventually.ts';
 import type { Harness } from '../support/harness.ts';
-import { type MailWorld, standardWorld, startMailWorld } from '../support/mail-world/index.ts';
+import { type MailWorld, mailWorldEnv, standardWorld, startMailWorld } from '../support/mail-world/index.ts';
 import { type PageServer, servePage } from '../support/page-server.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, startScrapeHarness, waitFor } from '../support/scrape.ts';
+import { companyRows, startScrapeHarness } from '../support/scrape.ts';
 import { type ServedApp, serveApp } from '../support/served-app.ts';
-import { mailWorldEnv } from '../support/verification.ts';
 
 // A real browser against the app over real HTTP: the page lives on a separate dashboard origin (listed in
 // APP_ORIGINS), so every call is a credentialed cross-origin request that CORS, the session cookie and the
@@ -54,10 +54,8 @@ afterAll(async () => {
 
 const get = (path: string) => call(page, 'GET', path);
 const post = (path: string, body?: unknown) => call(page, 'POST', path, body);
-
-/** Polls through the page until `done` holds: jobs run on the worker at their own pace on a shared machine. */
-const pollPage = (path: string, done: (body: any) => boolean, timeoutMs = 90_000) =>
-  waitFor(async () => expectStatus(await get(path), 200), done, timeoutMs, 250);
+/** A job read through the page, as often as the page would: jobs run on the worker at their own pace on a shared machine. */
+const SETTLED = { timeoutMs: 90_000, intervalMs: 250 };
 
 // The steps build on each other (one session, as a user would go), so they run in order.
 describe('a single-page client on another allowed origin, in Chromium', () => {
@@ -86,7 +84,10 @@ describe('a single-page client on another allowed origin, in Chromium', () => {
     const events = await watchEvents(page, `/api/verification/jobs/${job.id}/events`);
     expect(events[0]!.type).toBe('stage');
     expect(events.at(-1)).toEqual({ type: 'stage', stage: 'completed' });
-    const done = await pollPage(`/api/verification/jobs/${job.id}`, (j) => j.verificationStage === 'completed');
+    const done = await eventually(async () => expectStatus(await get(`/api/verification/jobs/${job.id}`), 200), (j) => j.verificationStage === 'completed', {
+      what: `verification job ${job.id} completed, read through the page`,
+      ...SETTLED,
+    });
     expect(done).toMatchObject({ processedEmails: 4, smtpValidCount: 1, smtpInvalidCount: 2, smtpCatchAllCount: 1, smtpUnknownCount: 0 });
 
     const results = expectStatus(await get(`/api/verification/jobs/${job.id}/results?page=1&limit=100`), 200);
@@ -100,7 +101,10 @@ describe('a single-page client on another allowed origin, in Chromium', () => {
     const created = expectStatus(await submitUpload(page), 201);
     expect(created.job).toMatchObject({ name: 'Browser upload', inputType: 'companies', totalItems: 3 });
 
-    const done = await pollPage(`/api/scrape/jobs/${created.job.id}`, (j) => j.status === 'completed' || j.status === 'failed');
+    const done = await eventually(async () => expectStatus(await get(`/api/scrape/jobs/${created.job.id}`), 200), (j) => j.status === 'completed' || j.status === 'failed', {
+      what: `scrape job ${created.job.id} settled, read through the page`,
+      ...SETTLED,
+    });
     expect(done).toMatchObject({ status: 'completed', completedItems: 3, foundItems: 1, failureReason: null });
     expect(done.items.map((item: any) => [item.rowNumber, item.status, item.networkUrl])).toEqual([
       [1, 'not_found', null],

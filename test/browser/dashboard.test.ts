@@ -12,6 +12,7 @@ import {
   startEnrichmentWorld,
   withFastProviders,
 } from '../support/enrichment/world.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { companyRows } from '../support/scrape.ts';
@@ -335,7 +336,7 @@ describe('the dashboard, one user from sign-up on', () => {
             verificationStage: string;
           }
         ).verificationStage;
-      await expect.poll(stageOf, { timeout: 120_000, interval: 250 }).toBe('awaiting_decision');
+      await eventually(stageOf, (stage) => stage === 'awaiting_decision', { what: 'the job awaiting a decision', timeoutMs: 120_000, intervalMs: 250 });
       const stale = await context.newPage();
       try {
         await stale.route('**/events', (route) => route.abort());
@@ -548,21 +549,20 @@ describe('the dashboard, one user from sign-up on', () => {
       await endpoint.getByRole('button', { name: 'Deliveries' }).click();
       const log = page.getByTestId('deliveries');
       // Deliveries go out within seconds of each event; the log is read again until the last job's is there.
-      await expect
-        .poll(
-          async () => {
-            await endpoint.getByRole('button', { name: 'Refresh' }).click();
-            return (await log.count()) > 0 ? await log.textContent() : '';
-          },
-          { timeout: 60_000, interval: 500 },
-        )
-        .toContain('enrichment.completed');
+      await eventually(
+        async () => {
+          await endpoint.getByRole('button', { name: 'Refresh' }).click();
+          return (await log.count()) > 0 ? await log.textContent() : '';
+        },
+        (text) => text?.includes('enrichment.completed') === true,
+        { what: 'the enrichment.completed delivery in the log', intervalMs: 500 },
+      );
       const scrape = log.locator('tbody tr').filter({ hasText: 'scrape.completed' });
       expect(await scrape.textContent()).toContain('succeeded');
       const before = receiver!.to('/hooks').length;
       await scrape.getByRole('button', { name: 'Retry' }).click();
       await page.getByText('The delivery is sent again.').waitFor();
-      await expect.poll(() => receiver!.to('/hooks').length, { timeout: 30_000 }).toBeGreaterThan(before);
+      await eventually(() => receiver!.to('/hooks').length, (n) => n > before, { what: 'the delivery sent again', timeoutMs: 30_000 });
       await captureScreen(page, 'webhooks');
       expect(consoleProblems).toEqual([]);
     },
@@ -612,7 +612,7 @@ describe('a verification job with a warning', () => {
 
 /** Waits for the table to show `n` rows (the page's CSP forbids evaluating strings, so Playwright polls locators). */
 async function expectRows(selector: string, n: number) {
-  await expect.poll(() => page.locator(selector).count(), { timeout: 60_000 }).toBe(n);
+  await eventually(() => page.locator(selector).count(), (count) => count === n, { what: `${n} rows of ${selector}` });
 }
 
 async function streamText(stream: NodeJS.ReadableStream): Promise<string> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Agent, type AgentResponse, expectError } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { scrapeForm } from '../support/scrape.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
@@ -48,14 +49,9 @@ function expectUnavailable(res: AgentResponse) {
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
 }
 
-async function eventually(request: () => Promise<AgentResponse>, status: number) {
-  const until = Date.now() + 20_000;
-  for (;;) {
-    const res = await request();
-    if (res.status === status || Date.now() > until) return res;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** The first answer with `status` once the dependency is back. */
+const answering = (request: () => Promise<AgentResponse>, status: number) =>
+  eventually(request, (res) => res.status === status, { what: `an answer ${status}`, timeoutMs: 20_000, intervalMs: 250 });
 
 describe('Temporal down', () => {
   it('every route that starts, signals, updates or runs a workflow answers 503 at once, leaving no job behind', async () => {
@@ -85,7 +81,7 @@ describe('Temporal down', () => {
     expect((await agent.get(`/api/verification/jobs/${decided.body.id}`)).body.verificationStage).toBe('awaiting_decision');
 
     await temporalProxy.up();
-    const again = await eventually(() => agent.post('/api/verification/jobs', { listId: otherList, verificationMethod: 'smtp_only' }), 201);
+    const again = await answering(() => agent.post(`/api/verification/jobs`, { listId: otherList, verificationMethod: 'smtp_only' }), 201);
     expect(again.status).toBe(201);
     expect((await agent.get('/readyz')).status).toBe(200);
   });
@@ -102,7 +98,7 @@ describe('PostgreSQL down', () => {
     expect(ready.body).toMatchObject({ database: 'down' });
 
     await pgProxy.up();
-    expect((await eventually(() => agent.get('/api/lists'), 200)).status).toBe(200);
+    expect((await answering(() => agent.get('/api/lists'), 200)).status).toBe(200);
   });
 
   it('a database that refuses connections (SQLSTATE 55000) → 503, not 500', async () => {
@@ -155,8 +151,8 @@ describe('PostgreSQL silent (accepts connections, never answers)', () => {
 
       // The stuck connections are dropped, not reused: once the database answers again, so does every route.
       silentProxy.thaw();
-      expect((await eventually(byKey, 200)).status).toBe(200);
-      expect((await eventually(() => session.get('/api/lists'), 200)).status).toBe(200);
+      expect((await answering(byKey, 200)).status).toBe(200);
+      expect((await answering(() => session.get('/api/lists'), 200)).status).toBe(200);
       const again = await Promise.all(Array.from({ length: 8 }, () => promptly(byKey(), 30_000)));
       expect(again.map((r) => r.status)).toEqual(Array(8).fill(200));
     } finally {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { expectError } from '../support/agent.ts';
-import { chargesOf, eventually, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
+import { chargesOf, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
 import { MAIL, startEnrichmentWorld, withFastProviders, type EnrichmentWorld } from '../support/enrichment/world.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { hunterPersonKey } from '../support/providers/index.ts';
@@ -283,8 +284,7 @@ describe('bulk enrichment', () => {
     const midway = await eventually(
       () => agent.get(`/api/enrichment/bulk/${created.jobId}`),
       (r) => r.body.status === 'completed' || (r.body.processedLeads > 0 && r.body.processedLeads < 16),
-      60_000,
-      50,
+      { what: `bulk enrichment job ${created.jobId} midway` },
     );
     expect(midway.body).toMatchObject({ status: 'processing' });
     expect(midway.body.creditsUsed).toBe(midway.body.processedLeads * 4);
@@ -308,13 +308,15 @@ describe('bulk enrichment', () => {
     const { listId } = await listWithLeads(agent, [{ networkUrl: fullProfile('cancel').url }]);
     world.providers.pdl.setMode({ kind: 'held' });
     const created = await startBulk(agent, listId);
-    await eventually(async () => world.providers.pdl.inFlight, (n) => n > 0, 60_000, 50);
+    await eventually(() => world.providers.pdl.inFlight, (n) => n > 0, { what: 'a PDL request in flight' });
     await h.temporal.workflow.getHandle(`enrichment-${created.jobId}`).cancel();
     const job = await settledJob(agent, created.jobId);
     world.providers.pdl.release();
     expect(job).toMatchObject({ status: 'failed', failureReason: 'cancelled by an operator' });
     // The event follows the failure in the workflow's tail.
-    const events = await eventually(() => h.sql('select type from webhook_event where job_id = ?', [created.jobId]), (rows) => rows.length > 0);
+    const events = await eventually(() => h.sql('select type from webhook_event where job_id = ?', [created.jobId]), (rows) => rows.length > 0, {
+      what: `an event of bulk enrichment job ${created.jobId}`,
+    });
     expect(events).toEqual([{ type: 'enrichment.failed' }]);
     const { sum, balance } = await ledgerOf(h, organizationId);
     expect(sum).toBe(balance);
@@ -329,8 +331,7 @@ describe('bulk enrichment', () => {
     await eventually(
       () => agent.get(`/api/enrichment/bulk/${created.jobId}`),
       (r) => r.body.processedLeads > 0,
-      60_000,
-      50,
+      { what: `bulk enrichment job ${created.jobId} under way` },
     );
     expect((await agent.delete(`/api/lists/${listId}`)).status).toBe(204);
     await expectEndedOnJobGone(h, `enrichment-${created.jobId}`);

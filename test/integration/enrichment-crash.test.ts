@@ -1,15 +1,19 @@
+import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { enrichmentActivities } from '../../activities/enrichment.ts';
 import type { BatchStep } from '../../src/enrichment/messages.ts';
 import { createActivityDeps } from '../../activities/deps.ts';
 import { createBulkJob, listSnapshot } from '../../src/enrichment/repository.ts';
-import { chargesOf, eventually, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
-import { startWorkerProcess, type WorkerProcess } from '../support/enrichment/worker-process-handle.ts';
+import { chargesOf, ledgerOf, listWithLeads, settledJob } from '../support/enrichment/helpers.ts';
 import { MAIL, startEnrichmentWorld, withFastProviders, type EnrichmentWorld } from '../support/enrichment/world.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 const BATCH = 5;
+// Workers of their own, with the fast provider adapters, so they can be killed.
+const FAST_WORKER = { main: path.join(import.meta.dirname, '../support/enrichment/fast-worker-main.ts') };
 let world: EnrichmentWorld;
 let h: Harness;
 
@@ -75,27 +79,29 @@ describe('bulk enrichment across worker crashes', () => {
     const { listId, leadIds } = await listWithLeads(agent, leads.map((l) => l.input));
     const workers: WorkerProcess[] = [];
     try {
-      workers.push(await startWorkerProcess(workerEnv()));
+      workers.push(await startWorkerProcess(workerEnv(), FAST_WORKER));
       const created = await agent.post('/api/enrichment/bulk', { listId });
       expect(created.status).toBe(201);
       const { jobId } = created.body;
 
       // Twice: let some batches commit, hold the providers so a batch is surely in flight, kill the worker.
       for (const threshold of [BATCH, 4 * BATCH]) {
-        await eventually(() => agent.get(`/api/enrichment/bulk/${jobId}`), (r) => r.body.processedLeads >= threshold, 120_000, 50);
+        await eventually(() => agent.get(`/api/enrichment/bulk/${jobId}`), (r) => r.body.processedLeads >= threshold, {
+          what: `bulk enrichment job ${jobId} past ${threshold} leads`,
+          timeoutMs: 120_000,
+        });
         const seen = world.providers.pdl.requests.length + world.providers.lusha.requests.length;
         world.providers.pdl.setMode({ kind: 'delay', ms: 60_000 });
         world.providers.lusha.setMode({ kind: 'delay', ms: 60_000 });
         await eventually(
           async () => world.providers.pdl.requests.length + world.providers.lusha.requests.length,
           (n) => n > seen,
-          60_000,
-          20,
+          { what: 'a provider request held in flight', intervalMs: 20 },
         );
         await workers.at(-1)!.kill();
         world.providers.pdl.setMode({ kind: 'normal' });
         world.providers.lusha.setMode({ kind: 'normal' });
-        workers.push(await startWorkerProcess(workerEnv()));
+        workers.push(await startWorkerProcess(workerEnv(), FAST_WORKER));
       }
 
       const job = await settledJob(agent, jobId, 180_000);
@@ -117,7 +123,7 @@ describe('bulk enrichment across worker crashes', () => {
 
       // No process ever wrote a provider key.
       const output = workers.map((w) => w.output()).join('\n');
-      expect(output).toContain('worker ready');
+      expect(output).toContain('"msg":"worker running"');
       for (const key of Object.values(world.providers.keys)) expect(output).not.toContain(key);
     } finally {
       for (const worker of workers) await worker.kill();

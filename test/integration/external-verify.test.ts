@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
+import { eventually } from '../support/eventually.ts';
 import { knownAddress, standardWorld, unknownAddress } from '../support/mail-world/index.ts';
 import { listWithEmails, startVerificationWorld, type VerificationWorld } from '../support/verification.ts';
 
@@ -91,7 +92,10 @@ describe('POST /api/external/verify', () => {
     const listId = await listWithEmails(session, [email]);
     const job = await session.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_only' });
     expect(job.status).toBe(201);
-    await expect.poll(async () => (await session.get(`/api/verification/jobs/${job.body.id}`)).body.verificationStage, { timeout: 15_000 }).toBe('completed');
+    await eventually(async () => (await session.get(`/api/verification/jobs/${job.body.id}`)).body.verificationStage, (stage) => stage === 'completed', {
+      what: `verification job ${job.body.id} completed`,
+      timeoutMs: 15_000,
+    });
     expect((await verify(email)).body).toMatchObject({ result: 'Valid', cached: true, mxHost: 'mx.plain.test', smtpCode: 250, enhancedCode: null, attempts: 1 });
 
     const { agent: other } = await vw.h.signup();

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../support/agent.ts';
 import { type ApiProcess, startApiProcess } from '../support/api-processes.ts';
 import { createKey } from '../support/auth-cases.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 // Only a change notification (or a reconnect) can make a process drop a key it has seen: the TTL outlasts the run.
@@ -9,8 +10,8 @@ import { type Harness, startHarness } from '../support/harness.ts';
 const env = { API_KEY_CACHE_TTL: '10m', RATE_LIMIT_BURST: '100', RATE_LIMIT_PER_MINUTE: '1', RATE_LIMIT_BATCH: '20' };
 const BATCH = 10;
 // The TTL being 10 minutes, a 401 within this is the push (or the reconnect) and nothing else; generous, since a
-// loaded machine may take seconds to deliver it (vi.waitFor's default of 1 s failed under load).
-const PUSHED = { timeout: 30_000, interval: 10 };
+// loaded machine may take seconds to deliver it (a 1 s wait failed under load).
+const PUSHED = { what: 'the key refused', timeoutMs: 30_000, intervalMs: 10 };
 let h: Harness;
 let session: Agent;
 let processes: ApiProcess[];
@@ -27,7 +28,7 @@ describe('API keys across API processes', () => {
     const { id, key } = await createKey(session, ['lists:read']);
     for (const p of processes) expect(await statusVia(p, key)).toBe(200);
     expect((await session.delete(`/api/api-keys/${id}`)).status).toBe(204);
-    for (const p of processes) await vi.waitFor(async () => expect(await statusVia(p, key)).toBe(401), PUSHED);
+    for (const p of processes) await eventually(() => statusVia(p, key), (status) => status === 401, PUSHED);
   });
 
   it('a process whose listener reconnects forgets every key, since notifications may have been missed', async () => {
@@ -38,7 +39,7 @@ describe('API keys across API processes', () => {
     await h.sql(`begin; set local session_replication_role = replica; update api_key set revoked_at = now() where id = '${id}'; commit;`);
     expect(await statusVia(first!, key)).toBe(200); // still trusted from memory
     await h.sql(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?`, [`listen:api_key_changed:${first!.pid}`]);
-    await vi.waitFor(async () => expect(await statusVia(first!, key)).toBe(401), PUSHED);
+    await eventually(() => statusVia(first!, key), (status) => status === 401, PUSHED);
   });
 });
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
-import { chargesOf, eventually, ledgerOf } from '../support/enrichment/helpers.ts';
+import { chargesOf, ledgerOf } from '../support/enrichment/helpers.ts';
 import { MAIL, startEnrichmentWorld, withFastProviders, type EnrichmentWorld } from '../support/enrichment/world.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { signatureValid, startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -65,7 +66,7 @@ describe("the integrator's session (issue #12, done when)", () => {
     expect(againEnrichment.body.jobId).toBe(firstEnrichment.body.jobId);
 
     // The script learns both finished from the webhooks, and checks each signature itself.
-    const sent = await eventually(async () => receiver.to(path), (hooks) => hooks.length >= 2, 90_000);
+    const sent = await eventually(() => receiver.to(path), (hooks) => hooks.length >= 2, { what: 'two webhooks received', timeoutMs: 90_000 });
     for (const hook of sent) expect(signatureValid(secret, hook)).toBe(true);
     const events = new Map(sent.map((hook) => [JSON.parse(hook.body).type as string, JSON.parse(hook.body).data.job]));
     expect(events.get('verification.completed')).toMatchObject({ id: firstVerification.body.id, verificationStage: 'completed', smtpValidCount: 1, smtpInvalidCount: 1 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureMaintenance, maintenanceWorkflowId } from '../../src/temporal/maintenance.ts';
-import { eventually } from '../support/enrichment/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
@@ -55,7 +55,7 @@ describe('housekeeping workflow', () => {
          select domain from verify_domain_fact where domain like ?`,
         [`${tag}-%`, `%-${tag}@acme.test`, `%-${tag}.test`],
       );
-    const rows = await eventually(left, (r) => r.length === 3);
+    const rows = await eventually(left, (r) => r.length === 3, { what: 'the cleanup to leave three rows' });
     expect(rows.map((r) => r.name).sort()).toEqual([`${tag}-23 hours`, `new-${tag}.test`, `new-${tag}@acme.test`].sort());
   });
 });

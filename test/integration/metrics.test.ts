@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { multipartBody } from '../support/raw-http.ts';
-import { type MailWorld, startMailWorld, standardWorld } from '../support/mail-world/index.ts';
+import { mailWorldEnv, type MailWorld, startMailWorld, standardWorld } from '../support/mail-world/index.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
 
@@ -24,8 +25,7 @@ beforeAll(async () => {
       SIGNUP_CREDITS: '7',
       SERPER_BASE_URL: providers.urls.SERPER_BASE_URL,
       SERPER_API_KEY: providers.keys.SERPER_API_KEY,
-      DNS_SERVERS: world.dnsServers.join(','),
-      SMTP_PROBE_PORT: String(world.port),
+      ...mailWorldEnv(world),
     },
     'all',
   );
@@ -63,9 +63,11 @@ describe('GET /metrics', () => {
     expect(upload.status).toBe(201);
     const jobId = ((await upload.json()) as { job: { id: string } }).job.id;
     // Waits for what the metrics below count, however long a loaded machine takes (a fixed number of polls ran out).
-    await expect
-      .poll(async () => ((await (await fetch(`${service.url}/api/scrape/jobs/${jobId}`, { headers: { cookie } })).json()) as { status: string }).status, { timeout: 60_000, interval: 100 })
-      .toBe('completed');
+    await eventually(
+      async () => ((await (await fetch(`${service.url}/api/scrape/jobs/${jobId}`, { headers: { cookie } })).json()) as { status: string }).status,
+      (status) => status === 'completed',
+      { what: `scrape job ${jobId} completed`, intervalMs: 100 },
+    );
 
     const json = { cookie, origin: 'http://app.test', 'content-type': 'application/json' };
     const list = (await (await fetch(`${service.url}/api/lists`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'm' }) })).json()) as { id: string };
@@ -74,15 +76,14 @@ describe('GET /metrics', () => {
     const verification = (await (
       await fetch(`${service.url}/api/verification/jobs`, { method: 'POST', headers: json, body: JSON.stringify({ listId: list.id, verificationMethod: 'smtp_only' }) })
     ).json()) as { id: string };
-    await expect
-      .poll(
-        async () => ((await (await fetch(`${service.url}/api/verification/jobs/${verification.id}`, { headers: { cookie } })).json()) as { verificationStage: string }).verificationStage,
-        { timeout: 60_000, interval: 100 },
-      )
-      .toBe('completed');
+    await eventually(
+      async () => ((await (await fetch(`${service.url}/api/verification/jobs/${verification.id}`, { headers: { cookie } })).json()) as { verificationStage: string }).verificationStage,
+      (stage) => stage === 'completed',
+      { what: `verification job ${verification.id} completed`, intervalMs: 100 },
+    );
 
     // The worker's exporter may publish a moment after its first poll.
-    await expect.poll(metrics, { timeout: 60_000, interval: 200 }).toMatch(/^temporal_\w+/m);
+    await eventually(metrics, (text) => /^temporal_\w+/m.test(text), { what: "the worker's temporal_ metrics", intervalMs: 200 });
     const text = await metrics();
     expect(value(text, 'http_request_duration_seconds_count', { route: '/api/lists', method: 'GET', status: '200' })).toBeGreaterThanOrEqual(3);
     expect(value(text, 'http_request_duration_seconds_count', { route: '/api/lists/:listId', status: '404' })).toBe(1);

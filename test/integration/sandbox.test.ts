@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { type Sandbox, sandboxPieces, startSandbox } from '../../src/sandbox/sandbox.ts';
+import { eventually } from '../support/eventually.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
 
 // What `npm run dev` gives a newcomer with no keys: the whole service (ROLE=all) wired to the sandbox, and the
@@ -45,14 +46,6 @@ async function api(method: string, route: string, body?: unknown): Promise<any> 
   return text ? JSON.parse(text) : null;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; ; i++) {
-    const value = await read();
-    if (done(value) || i > 600) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the development sandbox', () => {
   it('stands in for every piece whose key or setting is missing, and for none in production', () => {
     expect(sandbox.pieces).toEqual(['search', 'verification', 'enrichment', 'mail', 'credits']);
@@ -87,14 +80,18 @@ describe('the development sandbox', () => {
     };
     await api('POST', `/api/lists/${list.id}/leads`, { leads: Object.keys(expected).map((email) => ({ email })) });
     const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_api_fallback' });
-    const awaiting = await until(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage !== 'smtp_verifying');
+    const awaiting = await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage !== 'smtp_verifying', {
+      what: `verification job ${job.id} past SMTP`,
+    });
     expect(awaiting.verificationStage).toBe('awaiting_decision');
     const smtp = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
     expect(Object.fromEntries(smtp.data.map((r: any) => [r.email, r.result]))).toEqual(
       Object.fromEntries(Object.entries(expected).map(([email, [result]]) => [email, result])),
     );
     await api('POST', `/api/verification/jobs/${job.id}/decision`, { decision: 'fill_all_gaps' });
-    const completed = await until(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'completed');
+    const completed = await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'completed', {
+      what: `verification job ${job.id} completed`,
+    });
     expect(completed.verificationStage).toBe('completed');
     const final = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
     expect(Object.fromEntries(final.data.map((r: any) => [r.email, r.result]))).toEqual(
@@ -106,14 +103,18 @@ describe('the development sandbox', () => {
     form.append('file', new Blob([readFileSync(path.join(import.meta.dirname, '../../examples/companies.csv'))]), 'companies.csv');
     form.append('name', 'Targets');
     const scrape = (await api('POST', '/api/scrape/jobs', form)).job;
-    const scraped = await until(() => api('GET', `/api/scrape/jobs/${scrape.id}`), (j) => j.status === 'completed' || j.status === 'failed');
+    const scraped = await eventually(() => api('GET', `/api/scrape/jobs/${scrape.id}`), (j) => j.status === 'completed' || j.status === 'failed', {
+      what: `scrape job ${scrape.id} settled`,
+    });
     expect(scraped).toMatchObject({ status: 'completed', foundItems: 2 });
     const synced = await api('POST', `/api/scrape/jobs/${scrape.id}/sync`);
     expect(synced.leadsCount).toBe(2);
 
     // Enrich the synced list: work email, personal email and phone, paid in credits.
     const bulk = await api('POST', '/api/enrichment/bulk', { listId: synced.listId });
-    const enriched = await until(() => api('GET', `/api/enrichment/bulk/${bulk.jobId}`), (j) => j.status === 'completed' || j.status === 'failed');
+    const enriched = await eventually(() => api('GET', `/api/enrichment/bulk/${bulk.jobId}`), (j) => j.status === 'completed' || j.status === 'failed', {
+      what: `bulk enrichment job ${bulk.jobId} settled`,
+    });
     expect(enriched).toMatchObject({ status: 'completed', successCount: 2 });
     expect(enriched.creditsUsed).toBeGreaterThan(0);
     const leads = await api('GET', `/api/lists/${synced.listId}/leads?limit=10`);

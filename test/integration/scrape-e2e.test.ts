@@ -1,10 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../support/agent.ts';
+import { eventually } from '../support/eventually.ts';
+import { seededRandom } from '../support/fuzz.ts';
 import type { Harness } from '../support/harness.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, personOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, personOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
 
 let servers: ProviderServers;
 let h: Harness;
@@ -26,13 +27,22 @@ describe('scrape job end to end', () => {
     const job = await upload(agent, scrapeForm(rows.csv, { fileName: 'thousand.csv' }));
     expect(job).toMatchObject({ name: 'thousand', totalItems: 1000, inputType: 'companies' });
 
+    // Random moments, the same on every run: a pause after a seeded number of newly settled items; the resume
+    // either at once (racing the pause) or once the pause has taken hold.
+    const random = seededRandom(1000);
+    const progress = async () => (await agent.get(`/api/scrape/jobs/${job.id}?itemsLimit=1`)).body;
     let cycles = 0;
-    for (;;) {
-      await sleep(100 + Math.floor(Math.random() * 600));
+    for (let settled = 0; ; ) {
+      const target = settled + 1 + random.int(80);
+      settled = (
+        await eventually(progress, (p) => p.completedItems >= target || p.status === 'completed', {
+          what: `scrape job ${job.id} past ${target} items`,
+        })
+      ).completedItems;
       const paused = await agent.post(`/api/scrape/jobs/${job.id}/pause`);
       if (paused.status === 409) break;
       cycles++;
-      await sleep(Math.floor(Math.random() * 500));
+      if (random.int(2) === 1) await waitForPausedAtRest(h, servers.serper, job.id);
       const resumed = await agent.post(`/api/scrape/jobs/${job.id}/resume`);
       // A pause landing after the last item still completes the job.
       if (resumed.status === 409) break;

@@ -1,9 +1,10 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, expectError } from '../support/agent.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, personOf, scrapeForm, startScrapeHarness, upload, waitFor, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, personOf, scrapeForm, startScrapeHarness, upload, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
 
 let servers: ProviderServers;
 let h: Harness;
@@ -160,7 +161,7 @@ describe('POST /api/scrape/jobs/:jobId/sync', () => {
     servers.serper.setMode({ kind: 'delay', ms: 40 });
     const rows = companyRows(60, 3, servers.serper, 'sy');
     const job = await upload(agent, scrapeForm(rows.csv, { fields: { name: 'Sync me' } }));
-    await waitFor(async () => (await jobOf(agent, job.id)).foundItems, (n) => n >= 3, 60_000);
+    await eventually(async () => (await jobOf(agent, job.id)).foundItems, (n) => n >= 3, { what: `3 items found by scrape job ${job.id}` });
     expect((await agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
 
     const first = await agent.post(`/api/scrape/jobs/${job.id}/sync`);

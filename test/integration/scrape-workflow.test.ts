@@ -1,13 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, expectError } from '../support/agent.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { ProviderRequestError } from '../../src/providers/errors.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { eventually } from '../support/eventually.ts';
+import { seededRandom } from '../support/fuzz.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitFor, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
+import { throughout } from '../support/throughout.ts';
 
 let servers: ProviderServers;
 let h: Harness;
@@ -52,9 +54,17 @@ describe('scrape workflow: pause and resume', () => {
     const queries = new Set(rows.queries);
     const job = await upload(agent, scrapeForm(rows.csv));
 
+    // Random moments, the same on every run: each pause comes after a seeded number of newly settled items.
+    const random = seededRandom(49);
     let pauses = 0;
+    let settledBefore = 0;
     for (let cycle = 0; cycle < 30; cycle++) {
-      await sleep(50 + Math.floor(Math.random() * 350));
+      const target = settledBefore + 1 + random.int(25);
+      await eventually(
+        () => counters(job.id),
+        (c) => c.completed >= target || c.status === 'completed',
+        { what: `scrape job ${job.id} past ${target} items` },
+      );
       const paused = await agent.post(`/api/scrape/jobs/${job.id}/pause`);
       if (paused.status === 409) {
         expect(paused.body.error.details.currentState).toBe('completed');
@@ -69,10 +79,15 @@ describe('scrape workflow: pause and resume', () => {
       await waitForPausedAtRest(h, servers.serper, job.id);
       const settled = { ...(await counters(job.id)), searches: searchesOf(queries) };
       expect(settled.completed).toBe(settled.searches);
-      await sleep(300 + Math.floor(Math.random() * 400));
-      const still = await counters(job.id);
-      expect(still.completed).toBe(settled.completed);
-      expect(searchesOf(queries)).toBe(settled.searches);
+      // At rest no batch runs and no search is in flight; a workflow that ignored the pause would start the next
+      // batch within one workflow task, and its first search would be answered after 15 ms: half a second is many
+      // times both, even on this shared machine.
+      const still = await throughout(
+        async () => ({ ...(await counters(job.id)), searches: searchesOf(queries) }),
+        (now) => now.completed === settled.completed && now.searches === settled.searches,
+        { what: `paused scrape job ${job.id} unmoved`, forMs: 500 },
+      );
+      settledBefore = still.completed;
       if (still.status === 'completed') break;
       expect(still.status).toBe('paused');
 
@@ -91,13 +106,14 @@ describe('scrape workflow: pause and resume', () => {
     const b = companyRows(200, 2, servers.serper, 'twob');
     const jobA = await upload(agent, scrapeForm(a.csv));
     const jobB = await upload(agent, scrapeForm(b.csv));
-    await waitFor(() => counters(jobA.id), (c) => c.completed >= 10, 60_000);
+    await eventually(() => counters(jobA.id), (c) => c.completed >= 10, { what: `scrape job ${jobA.id} past 10 items` });
     expect((await agent.post(`/api/scrape/jobs/${jobA.id}/pause`)).status).toBe(200);
     await waitForStatus(agent, jobB.id, ['completed']);
+    await waitForPausedAtRest(h, servers.serper, jobA.id);
     const heldA = await counters(jobA.id);
     expect(heldA.status).toBe('paused');
-    await sleep(500);
-    expect((await counters(jobA.id)).completed).toBe(heldA.completed);
+    // As in the test above: at rest, a batch that ignored the pause would show within one workflow task and a 15 ms search.
+    await throughout(() => counters(jobA.id), (c) => c.completed === heldA.completed, { what: `paused scrape job ${jobA.id} unmoved`, forMs: 500 });
     expect(heldA.completed).toBeLessThan(200);
     expect((await agent.post(`/api/scrape/jobs/${jobA.id}/resume`)).status).toBe(200);
     await waitForStatus(agent, jobA.id, ['completed']);
@@ -140,7 +156,9 @@ describe('scrape workflow: cancelled by an operator', () => {
     const failed = await waitForStatus(agent, job.id, ['failed']);
     expect(failed.failureReason).toBe('cancelled by an operator');
     // The event follows the failure in the workflow's tail.
-    const events = await waitFor(() => h.sql('select type from webhook_event where job_id = ?', [job.id]), (rows) => rows.length > 0);
+    const events = await eventually(() => h.sql('select type from webhook_event where job_id = ?', [job.id]), (rows) => rows.length > 0, {
+      what: `an event of scrape job ${job.id}`,
+    });
     expect(events).toEqual([{ type: 'scrape.failed' }]);
   });
 });
@@ -158,13 +176,14 @@ describe('scrape workflow: a job paused before it starts', () => {
       expect((await own.post(`/api/scrape/jobs/${job.id}/pause`)).body.status).toBe('paused');
 
       worker = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
-      // The workflow runs now, but holds: nothing is searched while the job is paused.
-      await waitFor(
-        async () => (await api.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory()).events?.length ?? 0,
-        (n) => n >= 3,
-        30_000,
+      // The workflow runs now, but holds. The pause signal came before the worker, so it is in the first workflow
+      // task; a batch that task started would be recorded with its completion. None is: nothing is searched.
+      const events = await eventually(
+        async () => (await api.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory()).events ?? [],
+        (all) => all.some((e) => e.workflowTaskCompletedEventAttributes),
+        { what: `the first workflow task of scrape job ${job.id}`, timeoutMs: 30_000 },
       );
-      await sleep(1_000);
+      expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
       expect((await jobOf(own, job.id)).completedItems).toBe(0);
       expect(searchesOf(new Set(rows.queries))).toBe(0);
 
@@ -306,7 +325,7 @@ describe('scrape workflow: the job is gone', () => {
     servers.serper.setMode({ kind: 'delay', ms: 15 });
     const rows = companyRows(200, 3, servers.serper, 'gone');
     const job = await upload(agent, scrapeForm(rows.csv));
-    await waitFor(() => counters(job.id), (c) => c.completed > 0);
+    await eventually(() => counters(job.id), (c) => c.completed > 0, { what: `scrape job ${job.id} under way` });
     await h.sql('delete from scrape_job where id = ?', [job.id]);
     await expectEndedOnJobGone(h, `scrape-${job.id}`);
     expectError(await agent.get(`/api/scrape/jobs/${job.id}`), 404, 'not_found');
@@ -324,9 +343,9 @@ describe('scrape workflow: worker restarts', () => {
       const { agent: own } = await first.signup();
       const rows = companyRows(600, 4, servers.serper, 'restart');
       const job = await upload(own, scrapeForm(rows.csv));
-      await waitFor(() => counters(job.id), (c) => c.completed >= 40, 60_000);
+      await eventually(() => counters(job.id), (c) => c.completed >= 40, { what: `scrape job ${job.id} past 40 items` });
       first.worker!.shutdown();
-      await waitFor(async () => first.worker!.getState(), (state) => state === 'STOPPED', 30_000);
+      await eventually(() => first.worker!.getState(), (state) => state === 'STOPPED', { what: 'the first worker stopped', timeoutMs: 30_000 });
       const atStop = (await counters(job.id)).completed;
       expect(atStop).toBeLessThan(600);
 

@@ -1,6 +1,7 @@
+import { eventually } from '../support/eventually.ts';
 import { hostOf, testProber } from '../support/mail-world/prober.ts';
 import { createSocket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeOutcome, SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
 import { DomainMismatchError, SmtpProberConfigError } from '../../src/smtp/prober.ts';
 import type { MailWorld, StandardDomain } from '../support/mail-world/index.ts';
@@ -110,7 +111,7 @@ describe('SmtpProber in the standard mail world', () => {
     // 12 addresses plus the one random catch-all address.
     expect(mx.stats.rcpts.length - before.rcpts).toBe(13);
     // The session may outlive the last answer by its QUIT.
-    await vi.waitFor(() => expect(mx.stats.activeSessions).toBe(0), { timeout: 15_000 });
+    await eventually(() => mx.stats.activeSessions, (n) => n === 0, { what: 'the session closed', timeoutMs: 15_000 });
     const session = mx.stats.log.at(-1);
     expect(session?.tls).toBe(true);
     // The random address has its own transaction, reset before the real ones.
@@ -296,7 +297,7 @@ describe('SmtpProber calls', () => {
       prober.probeDomain('silent.test', [knownAddress('silent.test', 0)], { signal: controller.signal }),
     ).rejects.toThrow('job cancelled');
     // The connection being opened for nobody any more is abandoned, not left to time out.
-    await vi.waitFor(() => expect(prober.activeConnections).toBe(0));
+    await eventually(() => prober.activeConnections, (n) => n === 0, { what: 'the abandoned connection closed' });
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
   });
 

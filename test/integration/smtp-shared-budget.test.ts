@@ -11,6 +11,7 @@ import { environmentWarnings } from '../../src/smtp/environment.ts';
 import type { SmtpProberOptions, SmtpProber } from '../../src/smtp/prober.ts';
 import { SharedBudget } from '../../src/smtp/shared-budget.ts';
 import { smtpLeaseWaits } from '../../src/metrics.ts';
+import { eventually } from '../support/eventually.ts';
 import type { HostBehaviour, MailHost, MailWorld, MxSpec } from '../support/mail-world/index.ts';
 import { startMailWorld } from '../support/mail-world/index.ts';
 import { hostOf, testProber } from '../support/mail-world/prober.ts';
@@ -81,15 +82,6 @@ async function leasesOf(hostName: string): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-
 beforeAll(async () => {
   db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
   const shared = hostFor('mx.shared.test', '127.0.0.130', SHARED);
@@ -131,7 +123,7 @@ describe('one budget per (egress, MX host) across processes', () => {
     expect(stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
     // Every process had sessions there: the limit was shared, not won by one of them.
     for (const prober of probers) expect(prober.peakSessions('mx.shared.test')).toBeGreaterThan(0);
-    await until(async () => (await leasesOf('mx.shared.test')) === 0, 10_000, 'leases released');
+    await eventually(() => leasesOf('mx.shared.test'), (n) => n === 0, { what: 'leases released', timeoutMs: 10_000 });
   });
 
   it('the leases of a process that died holding them count until they expire, then the host is free again', async () => {
@@ -154,7 +146,7 @@ describe('one budget per (egress, MX host) across processes', () => {
     // Nothing reached the host before the dead process's leases ran out.
     expect(Date.now() - taken).toBeGreaterThanOrEqual(ttlMs - 100);
     expect(host('mx.dead-holder.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
-    await until(async () => (await leasesOf('mx.dead-holder.test')) === 0, 10_000, 'leases released');
+    await eventually(() => leasesOf('mx.dead-holder.test'), (n) => n === 0, { what: 'leases released', timeoutMs: 10_000 });
     // The wait shows in /metrics, by provider and egress.
     const waits = (await smtpLeaseWaits.get()).values.find((v) => v.labels.egress === 'direct' && v.labels.mx_provider === 'other');
     expect(waits?.value).toBeGreaterThanOrEqual(1);
@@ -165,15 +157,15 @@ describe('one budget per (egress, MX host) across processes', () => {
     // The host says 421 after 4 commands of a session: the first process learns it is throttled.
     await first.probeDomain('t.test', known('t.test', 10));
     // The first process tells the others as it goes (no round trip on its sessions' path): awaited here.
-    await until(
+    await eventually(
       async () => {
         const { rows } = await db.query<{ allowed: number }>(
           "select allowed from smtp_host_budget where egress = 'direct' and host = 'mx.throttle.test'",
         );
-        return rows[0]?.allowed === 1;
+        return rows[0]?.allowed;
       },
-      10_000,
-      'the throttle recorded',
+      (allowed) => allowed === 1,
+      { what: 'the throttle recorded', timeoutMs: 10_000 },
     );
     // Another process, which never spoke to the host, is granted what the first one learnt.
     const other = processBudget();
@@ -189,15 +181,15 @@ describe('one budget per (egress, MX host) across processes', () => {
     // A throttling sign from one process: the other's next session waits out the pause.
     const pausedFor = 1_500;
     processBudget().throttled({ egress: 'direct', host: 'mx.throttle.test' }, pausedFor);
-    await until(
+    await eventually(
       async () => {
         const { rows } = await db.query<{ paused: boolean }>(
           "select paused_until > clock_timestamp() + interval '1 second' as paused from smtp_host_budget where egress = 'direct' and host = 'mx.throttle.test'",
         );
-        return rows[0]?.paused === true;
+        return rows[0]?.paused;
       },
-      10_000,
-      'the pause recorded',
+      (paused) => paused === true,
+      { what: 'the pause recorded', timeoutMs: 10_000 },
     );
     const asked = Date.now();
     const next = await other.acquire(
@@ -251,15 +243,15 @@ describe('one budget per (egress, MX host) across processes', () => {
       const pool = pools.at(-1)!;
       const prober = proberFor({ budget });
       const work = probeAll(prober, RESTART);
-      await until(async () => budget.held > 0, 30_000, 'a lease held');
+      await eventually(() => budget.held, (n) => n > 0, { what: 'a lease held', timeoutMs: 30_000 });
       // The database "restarts": every connection cut, new ones refused, until it is back.
       await proxy.down();
-      await until(async () => pool.totalCount === 0, 30_000, 'every connection to the database cut');
+      await eventually(() => pool.totalCount, (n) => n === 0, { what: 'every connection to the database cut', timeoutMs: 30_000 });
       await proxy.up();
       expect(await work).toEqual(expected(RESTART));
       expect(host('mx.restart.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
       // Releases lost while it was down expire like a dead worker's.
-      await until(async () => (await leasesOf('mx.restart.test')) === 0, ttlMs + 10_000, 'leases gone');
+      await eventually(() => leasesOf('mx.restart.test'), (n) => n === 0, { what: 'leases gone', timeoutMs: ttlMs + 10_000 });
     } finally {
       await proxy.down();
     }
@@ -279,7 +271,7 @@ describe('one budget per (egress, MX host) across processes', () => {
       const budget = processBudget({ ttlMs, connectionString: server.url });
       const prober = proberFor({ budget });
       const work = probeAll(prober, REBOOT);
-      await until(async () => budget.held > 0, 30_000, 'a lease held');
+      await eventually(() => budget.held, (n) => n > 0, { what: 'a lease held', timeoutMs: 30_000 });
       await server.process.stop();
       server = await startEmbeddedPostgres(options);
       expect(await work).toEqual(expected(REBOOT));
@@ -287,10 +279,10 @@ describe('one budget per (egress, MX host) across processes', () => {
       // Leases committed before the restart are still rows after it, and expire like a dead worker's.
       const after = new pg.Pool({ connectionString: server.url, max: 1 });
       pools.push(after);
-      await until(
-        async () => (await after.query<{ n: number }>("select count(*)::int as n from smtp_lease where host = 'mx.reboot.test' and expires_at > clock_timestamp()")).rows[0]!.n === 0,
-        ttlMs + 10_000,
-        'leases gone',
+      await eventually(
+        async () => (await after.query<{ n: number }>("select count(*)::int as n from smtp_lease where host = 'mx.reboot.test' and expires_at > clock_timestamp()")).rows[0]!.n,
+        (n) => n === 0,
+        { what: 'leases gone', timeoutMs: ttlMs + 10_000 },
       );
     } finally {
       for (const pool of pools.splice(-2)) await pool.end().catch(() => undefined);

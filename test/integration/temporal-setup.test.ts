@@ -8,6 +8,7 @@ import {
   ensureNamespace,
   registerSearchAttributes,
 } from '../../src/temporal/setup.ts';
+import { eventually } from '../support/eventually.ts';
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 const ALL = Object.keys(TEMPORAL_SEARCH_ATTRIBUTES);
@@ -68,14 +69,10 @@ async function registerSearchAttributesAs(
   name: string,
   type: proto.temporal.api.enums.v1.IndexedValueType,
 ): Promise<void> {
-  // A namespace registered a moment ago may not be known to the operator service yet.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { [name]: type } });
-      return;
-    } catch (err) {
-      if (attempt >= 30) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+  // A namespace registered a moment ago may not be known to the operator service yet: refused until it is.
+  await eventually(
+    () => connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { [name]: type } }),
+    () => true,
+    { what: `search attribute ${name} added in ${namespace}`, timeoutMs: 15_000, intervalMs: 500 },
+  );
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { multipartBody } from '../support/raw-http.ts';
 import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
@@ -65,7 +66,7 @@ describe('OpenTelemetry traces', () => {
     const byName = (prefix: string) => spans.filter((s) => s.name.startsWith(prefix));
     // The workflow's own span is exported when the workflow closes, after its last activities (the job event too).
     const exported = () => byName('RunActivity:completeScrapeJob').length > 0 && byName('RunWorkflow:scrapeWorkflow').length > 0;
-    for (let i = 0; i < 300 && !exported(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(exported, (done) => done, { what: 'the scrape workflow and its last activity exported', timeoutMs: 30_000, intervalMs: 100 });
 
     const request = spans.find((s) => s.name.includes('/api/scrape/jobs') && !s.parentSpanId);
     expect(request, JSON.stringify(spans.map((s) => s.name))).toBeDefined();

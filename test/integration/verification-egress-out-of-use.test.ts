@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../support/agent.ts';
 import type { DomainSpec, MailWorld } from '../support/mail-world/index.ts';
-import { startMailWorld } from '../support/mail-world/index.ts';
-import { allResults, inStage, listWithEmails, mailWorldEnv, startJob, waitForJob } from '../support/verification.ts';
+import { mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
+import { allResults, inStage, listWithEmails, startJob, waitForJob } from '../support/verification.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
 
 /**

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { type MailWorld, startMailWorld } from '../support/mail-world/index.ts';
-import { allResults, listWithEmails, mailWorldEnv, startJob, waitForJob } from '../support/verification.ts';
+import { type MailWorld, mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
+import { allResults, listWithEmails, startJob, waitForJob } from '../support/verification.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 /**

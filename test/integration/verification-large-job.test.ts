@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { historyOf } from '../support/history.ts';
-import { type DomainSpec, type MailWorld, startMailWorld } from '../support/mail-world/index.ts';
-import { inStage, listWithEmails, mailWorldEnv, startJob, waitForJob } from '../support/verification.ts';
+import { type DomainSpec, type MailWorld, mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
+import { inStage, listWithEmails, startJob, waitForJob } from '../support/verification.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 /**

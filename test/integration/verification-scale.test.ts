@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.ts';
 import {
   type MailWorld,
+  mailWorldEnv,
   STANDARD_DOMAINS,
   STANDARD_EXPECTATIONS,
   standardAddressList,
@@ -13,7 +14,6 @@ import {
   allResults,
   inStage,
   listWithEmails,
-  mailWorldEnv,
   startJob,
   waitForJob,
 } from '../support/verification.ts';

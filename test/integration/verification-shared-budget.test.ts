@@ -4,10 +4,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LEASE_TTL_MS } from '../../src/smtp/shared-budget.ts';
 import { startZeroBounceServer, type ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { type DomainSpec, type MailHost, type MailWorld, startMailWorld } from '../support/mail-world/index.ts';
+import { type DomainSpec, type MailHost, type MailWorld, mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
 import { hostOf } from '../support/mail-world/prober.ts';
-import { allResults, inStage, listWithEmails, mailWorldEnv, startJob, waitForJob, zeroBounceEnv } from '../support/verification.ts';
+import { allResults, inStage, listWithEmails, startJob, waitForJob, zeroBounceEnv } from '../support/verification.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 /**
@@ -93,18 +94,18 @@ describe('three worker processes share one politeness budget', () => {
 
       // A worker holding a lease on the hub: killed outright, with no chance to release it.
       const holderOf = (w: WorkerProcess) => `${hostname()} pid ${w.pid}`;
-      let victim: WorkerProcess | undefined;
-      const deadline = Date.now() + 180_000;
-      while (!victim) {
-        if (Date.now() > deadline) throw new Error('no worker ever held a lease on the hub');
-        const leases = await liveLeases();
-        victim = workers.find((w) => (leases.get(holderOf(w)) ?? 0) > 0);
-        if (!victim) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const victim = (await eventually(
+        async () => {
+          const leases = await liveLeases();
+          return workers.find((w) => (leases.get(holderOf(w)) ?? 0) > 0);
+        },
+        (holding) => holding !== undefined,
+        { what: 'a worker holding a lease on the hub', timeoutMs: 180_000, intervalMs: 20 },
+      ))!;
       await victim.kill();
       const killedAt = Date.now();
       const holder = holderOf(victim);
-      while ((await liveLeases()).has(holder)) await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(liveLeases, (leases) => !leases.has(holder), { what: "the dead worker's leases expired", timeoutMs: LEASE_TTL_MS + 5_000, intervalMs: 100 });
       // CONTRACT §11: back within the lease expiry (at most 30 s); nobody renewed the dead worker's leases.
       expect(Date.now() - killedAt).toBeLessThanOrEqual(LEASE_TTL_MS + 5_000);
 

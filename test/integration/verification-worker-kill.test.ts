@@ -1,14 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { type DomainSpec, type MailWorld, startMailWorld } from '../support/mail-world/index.ts';
+import { type DomainSpec, type MailWorld, mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
 import { startZeroBounceServer, type ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
 import {
   allResults,
   inStage,
   listWithEmails,
-  mailWorldEnv,
   spendRows,
   startJob,
   waitForJob,
@@ -140,9 +140,7 @@ describe('a worker killed mid-job', () => {
         decision: 'fill_catchall_only',
       });
       expect(decision.body).toMatchObject({ verificationStage: 'api_verifying' });
-      const deadline = Date.now() + 120_000;
-      while ((await spendRows(h, created.id)).length === 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => spendRows(h, created.id), (rows) => rows.length > 0, { what: 'the first provider batch stored', timeoutMs: 120_000, intervalMs: 100 });
       await second.kill();
       expect((await spendRows(h, created.id)).length).toBe(200);
       zb.setMode({ kind: 'normal' });

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogLevel } from '../../src/log.ts';
 import { Agent, expectError } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
-import { eventually } from '../support/enrichment/helpers.ts';
 import { MAIL, startEnrichmentWorld, withFastProviders, type EnrichmentWorld } from '../support/enrichment/world.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { listWithEmails, startJob, waitForJob } from '../support/verification.ts';
 import { type ReceivedWebhook, signatureValid, startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -70,6 +70,7 @@ const settledDelivery = (agent: Agent, endpointId: string) =>
   eventually(
     () => deliveriesOf(agent, endpointId),
     (page) => page.data.length > 0 && page.data[0].status !== 'pending',
+    { what: `a settled delivery to endpoint ${endpointId}` },
   ).then((page) => page.data[0]);
 
 const headerOf = (w: ReceivedWebhook, name: string) => w.headers[name] as string;
@@ -116,16 +117,16 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     const job = await startJob(agent, listId, 'smtp_api_fallback');
     await waitForJob(agent, job.id, (j) => j.verificationStage === 'awaiting_decision');
     const types = async () => receiver.to(path).map((w) => JSON.parse(w.body));
-    const [awaiting] = await eventually(types, (events) => events.length === 1);
+    const [awaiting] = await eventually(types, (events) => events.length === 1, { what: 'the first webhook' });
     expect(awaiting).toMatchObject({ type: 'verification.awaiting_decision', data: { job: { id: job.id, verificationStage: 'awaiting_decision', smtpCatchAllCount: 1 } } });
     expect((await agent.post(`/api/verification/jobs/${job.id}/decision`, { decision: 'accept_current' })).status).toBe(200);
-    await eventually(types, (events) => events.length === 2);
+    await eventually(types, (events) => events.length === 2, { what: 'the second webhook' });
 
     const form = new FormData();
     form.append('file', new Blob(['company\nNobody Knows Inc\n'], { type: 'text/csv' }), 'companies.csv');
     const scrape = await agent.post('/api/scrape/jobs', form);
     expect(scrape.status).toBe(201);
-    const events = await eventually(types, (all) => all.length === 3, 90_000);
+    const events = await eventually(types, (all) => all.length === 3, { what: 'the third webhook', timeoutMs: 90_000 });
     expect(events.map((e) => e.type)).toEqual(['verification.awaiting_decision', 'verification.completed', 'scrape.completed']);
     expect(events[1].data.job).toMatchObject({ id: job.id, verificationStage: 'completed', userDecision: 'accept_current' });
     expect(events[2].data.job).toEqual({ ...(await agent.get(`/api/scrape/jobs/${scrape.body.job.id}`)).body, items: undefined });
@@ -165,7 +166,7 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     // An operator cancels the workflow while it waits for the decision: the job fails.
     await h.temporal.workflow.getHandle(`verification-${job.id}`).cancel();
     const failed = await waitForJob(agent, job.id, (j) => j.verificationStage === 'failed');
-    const [event] = await eventually(async () => receiver.to(path).map((w) => JSON.parse(w.body)), (events) => events.length === 1);
+    const [event] = await eventually(() => receiver.to(path).map((w) => JSON.parse(w.body)), (events) => events.length === 1, { what: 'one webhook' });
     expect(event).toMatchObject({ type: 'verification.failed', data: { job: { ...failed, failureReason: 'cancelled by an operator' } } });
   });
 
@@ -176,11 +177,8 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     const endpoint = await register(agent, path, ['*']);
     await completedVerification(agent);
 
-    const waiting = await eventually(
-      () => deliveriesOf(agent, endpoint.id),
-      (page) => page.data[0]?.attempts >= 1,
-    );
-    // Seen during the first wait (1 s; the log is polled every 150 ms).
+    const waiting = await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0]?.attempts >= 1, { what: 'the first attempt' });
+    // Seen during the first wait (1 s; the log is polled every 50 ms).
     expect(waiting.data[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, lastError: 'answered HTTP 500' });
     expect(Date.parse(waiting.data[0].nextAttemptAt)).toBeGreaterThan(Date.parse(waiting.data[0].createdAt));
     const delivery = await settledDelivery(agent, endpoint.id);
@@ -199,10 +197,7 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     const endpoint = await register(agent, path, ['verification.completed']);
     await completedVerification(agent);
 
-    const afterTimeout = await eventually(
-      () => deliveriesOf(agent, endpoint.id),
-      (page) => page.data[0]?.attempts >= 1,
-    );
+    const afterTimeout = await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0]?.attempts >= 1, { what: 'the first attempt' });
     expect(afterTimeout.data[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'no answer within 1500 ms' });
     const delivery = await settledDelivery(agent, endpoint.id);
     expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 200 });
@@ -225,7 +220,7 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     // A second endpoint witnesses the next event: its delivery is created by the same step that skips the disabled one.
     const witness = await register(agent, newPath(), ['*']);
     await completedVerification(agent);
-    await eventually(() => deliveriesOf(agent, witness.id), (page) => page.total === 1);
+    await eventually(() => deliveriesOf(agent, witness.id), (page) => page.total === 1, { what: 'the witness delivery' });
     expect((await deliveriesOf(agent, endpoint.id)).total).toBe(1);
     const refused = expectError(await agent.post(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`), 409, 'invalid_state');
     expect(refused.details.currentState).toBe('disabled');
@@ -243,7 +238,9 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     const retried = await agent.post(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`);
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: delivery.id, status: 'pending' });
-    await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0].attempts === 2 && page.data[0].status === 'succeeded');
+    await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0].attempts === 2 && page.data[0].status === 'succeeded', {
+      what: 'the retried delivery succeeded',
+    });
     const sent = receiver.to(path);
     expect(sent.map((w) => headerOf(w, 'webhook-id'))).toEqual([delivery.eventId, delivery.eventId]);
     expect(sent[1]!.body).toBe(sent[0]!.body);
@@ -261,11 +258,13 @@ describe('webhook delivery (CONTRACT §9.3)', () => {
     receiver.reply(path, { status: 200, afterMs: 1000 });
     const endpoint = await register(agent, path, ['verification.completed']);
     await completedVerification(agent);
-    await eventually(async () => receiver.to(path).length, (n) => n === 1);
+    await eventually(() => receiver.to(path).length, (n) => n === 1, { what: 'the first attempt received' });
     const [delivery] = (await deliveriesOf(agent, endpoint.id)).data;
     // The first attempt is in flight and about to succeed; the retry must still send once more.
     expect((await agent.post(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`)).status).toBe(202);
-    const done = await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0].attempts === 2 && page.data[0].status !== 'pending');
+    const done = await eventually(() => deliveriesOf(agent, endpoint.id), (page) => page.data[0].attempts === 2 && page.data[0].status !== 'pending', {
+      what: 'the second attempt settled',
+    });
     expect(done.data[0]).toMatchObject({ status: 'succeeded', lastStatusCode: 200 });
     expect(receiver.to(path).map((w) => w.headers['webhook-id'])).toEqual([delivery.eventId, delivery.eventId]);
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '../support/enrichment/helpers.ts';
 import { MAIL, startEnrichmentWorld, type EnrichmentWorld } from '../support/enrichment/world.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { listWithEmails, startJob, waitForJob } from '../support/verification.ts';
 import { signatureValid, startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -48,13 +48,13 @@ describe('webhook delivery across a worker kill (CONTRACT §9.3)', () => {
     await waitForJob(agent, job.id, (j) => j.verificationStage === 'completed');
 
     const log = async () => (await agent.get(`/api/webhooks/${endpoint.id}/deliveries`)).body;
-    const waiting = await eventually(log, (page) => page.data[0]?.attempts === 1);
+    const waiting = await eventually(log, (page) => page.data[0]?.attempts === 1, { what: 'the first delivery attempt' });
     expect(waiting.data[0]).toMatchObject({ status: 'pending', lastStatusCode: 500 });
     await workers[0]!.kill();
     expect(workers[0]!.alive()).toBe(false);
 
     workers.push(await startWorkerProcess(workerEnv));
-    const done = await eventually(log, (page) => page.data[0].status !== 'pending', 120_000);
+    const done = await eventually(log, (page) => page.data[0].status !== 'pending', { what: 'the delivery settled', timeoutMs: 120_000 });
     expect(done.data[0]).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 200, eventId: waiting.data[0].eventId });
     const sent = receiver.to(path);
     expect(sent.map((w) => w.headers['webhook-id'])).toEqual([waiting.data[0].eventId, waiting.data[0].eventId]);

@@ -13,7 +13,8 @@ import { SANDBOX_PEOPLE, SANDBOX_SUFFIX, startSandbox, type Sandbox } from '../.
 import { workflowId } from '../../src/temporal/shared.ts';
 import type { Agent } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
-import { eventually, settledJob } from '../support/enrichment/helpers.ts';
+import { settledJob } from '../support/enrichment/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { jobOf, scrapeForm, upload, waitForStatus } from '../support/scrape.ts';
 import { inStage, listWithEmails, startJob, waitForJob } from '../support/verification.ts';
@@ -138,6 +139,7 @@ describe('record workflow histories', () => {
         return found;
       },
       (found) => found.length > 0,
+      { what: 'a single verification workflow' },
     );
     await save('verify-single', ids[0]!);
   });

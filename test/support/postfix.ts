@@ -6,6 +6,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { eventually } from './eventually.ts';
 import { freePort } from './worker-process.ts';
 
 const POSTFIX = '/usr/sbin/postfix';
@@ -115,24 +116,22 @@ function mainCf(dir: string, options: PostfixOptions): string {
   ].join('\n');
 }
 
-/** Resolves once something on ip:port sends a line starting with a reply code. */
+/** Whether something on ip:port sends a line starting with a reply code. */
+function greets(ip: string, port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect({ host: ip, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (data) => done(/^\d{3}[ -]/.test(data.toString('latin1'))));
+  });
+}
+
 async function waitForBanner(ip: string, port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const greeted = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: ip, port });
-      const done = (ok: boolean) => {
-        socket.destroy();
-        resolve(ok);
-      };
-      socket.setTimeout(2_000, () => done(false));
-      socket.once('error', () => done(false));
-      socket.once('data', (data) => done(/^\d{3}[ -]/.test(data.toString('latin1'))));
-    });
-    if (greeted) return;
-    if (Date.now() > deadline) throw new Error(`nothing greets on ${ip}:${port} after ${timeoutMs} ms`);
-    await sleep(100);
-  }
+  await eventually(() => greets(ip, port), (greeted) => greeted, { what: `a banner on ${ip}:${port}`, timeoutMs, intervalMs: 100 });
 }
 
 async function waitForListener(
@@ -142,20 +141,21 @@ async function waitForListener(
   child: ChildProcess,
   output: () => string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+  const accepts = () =>
+    new Promise<boolean>((resolve) => {
       const socket = connect({ host: ip, port }, () => {
         socket.destroy();
         resolve(true);
       });
       socket.once('error', () => resolve(false));
     });
-    if (open) return;
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`postgrey does not listen on ${ip}:${port}: ${output()}`);
-    await sleep(100);
-  }
+  const exited = () => child.exitCode !== null;
+  const open = await eventually(async () => !exited() && (await accepts()), (up) => up || exited(), {
+    what: `postgrey on ${ip}:${port}`,
+    timeoutMs,
+    intervalMs: 100,
+  }).catch(() => false);
+  if (!open) throw new Error(`postgrey does not listen on ${ip}:${port}: ${output()}`);
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- job bodies are asserted field by field */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import type { Agent } from './agent.ts';
+import { eventually } from './eventually.ts';
 import { type Harness, startHarness } from './harness.ts';
 import type { ProviderServers } from './providers/index.ts';
 import { FAST_TUNING } from './providers/tuning.ts';
@@ -36,17 +36,6 @@ export function startScrapeHarness(servers: ProviderServers, env: Record<string,
   });
 }
 
-/** Polls `read` until `done` holds; fails with the last value after `timeoutMs`. */
-export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
-    await sleep(everyMs);
-  }
-}
-
 export async function jobOf(agent: Agent, jobId: string): Promise<any> {
   const res = await agent.get(`/api/scrape/jobs/${jobId}`);
   if (res.status !== 200) throw new Error(`job read failed: ${res.status} ${res.text}`);
@@ -60,22 +49,22 @@ export async function jobOf(agent: Agent, jobId: string): Promise<any> {
  * search, or the batch's next item before it noticed the pause, was still to come on a loaded machine.
  */
 export const waitForPausedAtRest = (h: Harness, serper: ProviderServers['serper'], jobId: string) =>
-  waitFor(
+  eventually(
     async () => {
       const { raw } = await h.temporal.workflow.getHandle(`scrape-${jobId}`).describe();
       const batchRunning = (raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'processScrapeBatch');
       return !batchRunning && serper.inFlight === 0;
     },
     (atRest) => atRest,
-    60_000,
-    100,
+    { what: `paused scrape job ${jobId} at rest`, intervalMs: 100 },
   );
 
+/** The one way to wait for a scrape job's status; returns the job as read then. */
 export const waitForStatus = (agent: Agent, jobId: string, statuses: string[], timeoutMs = 120_000) =>
-  waitFor(
+  eventually(
     async () => (await agent.get(`/api/scrape/jobs/${jobId}?itemsLimit=1`)).body,
     (job: any) => statuses.includes(job.status),
-    timeoutMs,
+    { what: `scrape job ${jobId} ${statuses.join(' or ')}`, timeoutMs },
   );
 
 /** Upload that must succeed; returns the created job. */

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { eventually } from './eventually.ts';
 import { freePort } from './worker-process.ts';
 
 /** A real SOCKS5 server (Debian's microsocks) on loopback, for probes that leave through a proxy. */
@@ -37,13 +38,14 @@ export async function startSocksServer(options: {
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
   child.once('error', () => undefined);
-  const deadline = Date.now() + 5_000;
-  while (!(await listening(port))) {
-    if (exited || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`microsocks did not start on 127.0.0.1:${port} (installed? apt-get install microsocks)`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  const up = await eventually(() => !exited && listening(port), (open) => open || exited, {
+    what: `microsocks on 127.0.0.1:${port}`,
+    timeoutMs: 5_000,
+    intervalMs: 25,
+  }).catch(() => false);
+  if (!up) {
+    child.kill();
+    throw new Error(`microsocks did not start on 127.0.0.1:${port} (installed? apt-get install microsocks)`);
   }
   const { credentials } = options;
   const userinfo = credentials ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@` : '';

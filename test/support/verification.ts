@@ -1,22 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './agent.ts';
+import { eventually } from './eventually.ts';
 import { type Harness, startHarness } from './harness.ts';
-import { type MailWorld, type MailWorldDescription, startMailWorld } from './mail-world/index.ts';
+import { type MailWorld, type MailWorldDescription, mailWorldEnv, startMailWorld } from './mail-world/index.ts';
 import { startZeroBounceServer, type ZeroBounceServer } from '../../src/sandbox/providers/zerobounce.ts';
-
-/** Environment pointing a harness's worker at a mail world, with test-sized SMTP deadlines. */
-export function mailWorldEnv(world: MailWorld): Record<string, string> {
-  return {
-    SMTP_PROBE_PORT: String(world.port),
-    DNS_SERVERS: world.dnsServers.join(','),
-    SMTP_PROBE_HELO: 'verifier.test',
-    SMTP_PROBE_TIMEOUT_MS: '800',
-    SMTP_GREYLIST_DELAY_MS: '200',
-    // No later greylisting attempts unless a test asks for them (verification-greylist.test.ts).
-    SMTP_GREYLIST_SCHEDULE: '',
-  };
-}
 
 /** Environment pointing a harness's worker at a stand-in ZeroBounce (single and bulk endpoints). */
 export function zeroBounceEnv(zb: ZeroBounceServer): Record<string, string> {
@@ -81,23 +68,17 @@ export async function startJob(agent: Agent, listId: string, verificationMethod:
   return res.body;
 }
 
-/** Polls the job until `done(job)` holds (deadline, not a fixed sleep: the machine is shared). */
-export async function waitForJob(
-  agent: Agent,
-  jobId: string,
-  done: (job: any) => boolean,
-  timeoutMs = 90_000,
-): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    const res = await agent.get(`/api/verification/jobs/${jobId}`);
-    if (res.status !== 200) throw new Error(`GET job failed: ${res.status} ${res.text}`);
-    last = res.body;
-    if (done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`job ${jobId} did not get there in ${timeoutMs} ms; last seen ${JSON.stringify(last)}`);
+/** The one way to wait for a verification job: reads it until `done(job)` holds and returns it. */
+export function waitForJob(agent: Agent, jobId: string, done: (job: any) => boolean, timeoutMs = 90_000): Promise<any> {
+  return eventually(
+    async () => {
+      const res = await agent.get(`/api/verification/jobs/${jobId}`);
+      if (res.status !== 200) throw new Error(`GET job failed: ${res.status} ${res.text}`);
+      return res.body;
+    },
+    done,
+    { what: `verification job ${jobId}`, timeoutMs, intervalMs: 100 },
+  );
 }
 
 export const inStage =

@@ -42,19 +42,29 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+export interface ServiceProcessOptions {
+  readyTimeoutMs?: number;
+  /**
+   * The entry point: the production one by default; another must log `api listening` or `worker running`
+   * as src/main.ts does (test/support/enrichment/fast-worker-main.ts).
+   */
+  main?: string;
+}
+
 /**
  * The production entry point (`node src/main.ts`) as a separate process, so a test can see it survive (or
  * kill it the hard way). Resolves once it serves HTTP (`api`), polls its task queue (`worker`), or both (`all`).
+ * The tests' one killable process.
  */
 export async function startServiceProcess(
   env: Record<string, string>,
   role: 'all' | 'api' | 'worker',
-  readyTimeoutMs = 120_000,
+  { readyTimeoutMs = 120_000, main = MAIN }: ServiceProcessOptions = {},
 ): Promise<ServiceProcess> {
   const port = role === 'worker' ? 0 : await freePort();
   // Each process its own worker metrics exporter, so processes of parallel test files never fight over one port.
   const workerMetrics = `127.0.0.1:${await freePort()}`;
-  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+  const child: ChildProcess = spawn(process.execPath, [main], {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', WORKER_METRICS_ADDRESS: workerMetrics, SMTP_CANARY_DOMAINS: '', ...env, ROLE: role, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,7 +79,8 @@ export async function startServiceProcess(
     }, readyTimeoutMs);
     const onLine = (line: string) => {
       lines.push(line);
-      if (lines.length > 500) lines.shift();
+      // A whole test's log, even at debug level (tests search it for leaked secrets), yet bounded for a long job.
+      if (lines.length > 20_000) lines.shift();
       for (const marker of awaited) if (line.includes(marker)) awaited.delete(marker);
       if (awaited.size === 0) {
         clearTimeout(timer);
@@ -98,5 +109,5 @@ export async function startServiceProcess(
   };
 }
 
-export const startWorkerProcess = (env: Record<string, string>, readyTimeoutMs?: number) =>
-  startServiceProcess(env, 'worker', readyTimeoutMs);
+export const startWorkerProcess = (env: Record<string, string>, options?: ServiceProcessOptions) =>
+  startServiceProcess(env, 'worker', options);

@@ -1,25 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, AgentResponse } from '../agent.ts';
+import { eventually } from '../eventually.ts';
 import type { Harness } from '../harness.ts';
 
-/** Polls until `done` accepts a value or the deadline passes (then throws with the last value). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000, everyMs = 150): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
-    await sleep(everyMs);
-    last = await read();
-  }
-  return last;
-}
-
-/** The bulk job's status once it completed or failed. */
+/** The one way to wait for a bulk enrichment job: its status once it completed or failed. */
 export async function settledJob(agent: Agent, jobId: string, timeoutMs = 90_000): Promise<AgentResponse['body']> {
   const res = await eventually(
     () => agent.get(`/api/enrichment/bulk/${jobId}`),
     (r) => r.status !== 200 || r.body.status === 'completed' || r.body.status === 'failed',
-    timeoutMs,
+    { what: `bulk enrichment job ${jobId} settled`, timeoutMs, intervalMs: 150 },
   );
   if (res.status !== 200) throw new Error(`job status: ${res.status} ${res.text}`);
   return res.body;

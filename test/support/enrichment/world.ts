@@ -2,7 +2,7 @@ import type { ActivityDeps } from '../../../activities/deps.ts';
 import type { Config } from '../../../src/config.ts';
 import { HunterProvider, LushaProvider, PdlProvider, type EnrichmentProviderName } from '../../../src/providers/enrichment/index.ts';
 import type { EnrichmentProvider } from '../../../src/providers/enrichment/index.ts';
-import { type MailWorld, startMailWorld } from '../mail-world/index.ts';
+import { type MailWorld, mailWorldEnv, startMailWorld } from '../mail-world/index.ts';
 import { startProviderServers, type ProviderServers } from '../providers/index.ts';
 import { FAST_TUNING } from '../providers/tuning.ts';
 
@@ -73,11 +73,7 @@ export async function startEnrichmentWorld(options: { ipBase?: number } = {}): P
     env: {
       ...providers.urls,
       ...providers.keys,
-      DNS_SERVERS: mail.dnsServers.join(','),
-      SMTP_PROBE_PORT: String(mail.port),
-      SMTP_PROBE_HELO: 'prober.test',
-      SMTP_PROBE_TIMEOUT_MS: '2000',
-      SMTP_GREYLIST_DELAY_MS: '50',
+      ...mailWorldEnv(mail, { SMTP_PROBE_TIMEOUT_MS: '2000', SMTP_GREYLIST_DELAY_MS: '50' }),
       // The tests poll job status often; the per-session rate limit is not what they are about.
       RATE_LIMIT_PER_MINUTE: '1000000',
       RATE_LIMIT_BURST: '1000000',

@@ -9,6 +9,7 @@ export type {
 } from '../../../src/sandbox/mail-world/types.ts';
 export type { MailWorld } from '../../../src/sandbox/mail-world/world.ts';
 export { startMailWorld } from '../../../src/sandbox/mail-world/world.ts';
+export { mailWorldEnv } from './env.ts';
 export type {
   DomainExpectation,
   ListedAddress,

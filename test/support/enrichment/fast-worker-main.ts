@@ -1,11 +1,13 @@
 /**
- * The project's worker as its own process, for tests that kill it (SIGKILL: no drain, no goodbye).
- * Configuration comes from the environment like production; WORKFLOW_BUNDLE_PATH is the run's prebuilt
- * bundle. Prints `worker ready` once it polls.
+ * The project's worker with the enrichment tests' fast provider adapters, as an entry point for
+ * `startWorkerProcess(env, { main })` (test/support/worker-process.ts) in tests that kill it. Configuration comes
+ * from the environment like production; WORKFLOW_BUNDLE_PATH is the run's prebuilt bundle. Logs `worker running`
+ * once it polls, as src/main.ts does.
  */
 import { createActivityDeps } from '../../../activities/deps.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { initOrm } from '../../../src/db/orm.ts';
+import { log } from '../../../src/log.ts';
 import { createWorker } from '../../../src/worker.ts';
 import { withFastProviders } from './world.ts';
 
@@ -16,6 +18,6 @@ const { worker } = await createWorker(config, withFastProviders(createActivityDe
   ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
 });
 const running = worker.run();
-process.stdout.write('worker ready\n');
+log.info('worker running', { taskQueue: config.TEMPORAL_TASK_QUEUE });
 await running;
 await orm.close();
