@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { JOB_FAILED } from '../../src/errors.ts';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { decisionUpdate } from '../../src/verification/messages.ts';
 import { expectError } from '../support/agent.ts';
+import { eventually } from '../support/eventually.ts';
 import type { Harness } from '../support/harness.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { standardAddressList, standardWorld } from '../support/mail-world/index.ts';
@@ -116,7 +118,10 @@ describe('verification workflow', () => {
       for (const row of rows) expect(row.result).toBe(row.email.endsWith('@nomail.test') ? 'Invalid' : null);
       // The job records its failure just before the workflow ends as failed (visible to operators).
       const handle = h.temporal.workflow.getHandle(`verification-${created.id}`);
-      await expect(handle.result()).rejects.toThrow();
+      // One failure type for every job kind (workflows/job-lifecycle.ts), with the reason users read.
+      const failure = await handle.result().then(() => null, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toMatchObject({ type: JOB_FAILED, message: failed.failureReason });
       expect((await handle.describe()).status.name).toBe('FAILED');
 
       // A failed job does not hold the list: it can be verified again once the key works.
@@ -128,4 +133,23 @@ describe('verification workflow', () => {
       );
     });
   }
+});
+
+describe('verification workflow: cancelled by an operator', () => {
+  it('ends failed with its reason and its verification.failed event while it awaits the decision', async () => {
+    const { agent, created } = await awaitingDecision();
+    const handle = h.temporal.workflow.getHandle(`verification-${created.id}`);
+    await handle.cancel();
+    const failed = await waitForJob(agent, created.id, inStage('failed', 'completed'));
+    expect(failed).toMatchObject({ verificationStage: 'failed', failureReason: 'cancelled by an operator' });
+    await expect(handle.result()).rejects.toThrow();
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    // The event follows the failure in the workflow's tail, even though the workflow was being cancelled.
+    const events = await eventually(() => h.sql('select type from webhook_event where job_id = ? order by id', [created.id]), (rows) => rows.length === 2, {
+      what: `both events of verification job ${created.id}`,
+    });
+    expect(events.map((e) => e.type)).toEqual(['verification.awaiting_decision', 'verification.failed']);
+    // A cancelled job does not hold the list either.
+    await startJob(agent, failed.listId, 'smtp_only');
+  });
 });
