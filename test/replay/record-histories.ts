@@ -15,6 +15,8 @@ import type { Agent } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
 import { settledJob } from '../support/enrichment/helpers.ts';
 import { eventually } from '../support/eventually.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { ensureMaintenance, maintenanceWorkflowId } from '../../src/temporal/maintenance.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { jobOf, scrapeForm, upload, waitForStatus } from '../support/scrape.ts';
 import { inStage, listWithEmails, startJob, waitForJob } from '../support/verification.ts';
@@ -30,7 +32,17 @@ beforeAll(async () => {
   sandbox = await startSandbox({});
   h = await startHarness({
     worker: true,
-    env: { ...sandbox.env, SIGNUP_CREDITS: '0', SMTP_PROBE_TIMEOUT_MS: '800', SMTP_GREYLIST_DELAY_MS: '200', SMTP_GREYLIST_SCHEDULE: '1s,2s' },
+    env: {
+      ...sandbox.env,
+      SIGNUP_CREDITS: '0',
+      SMTP_PROBE_TIMEOUT_MS: '800',
+      SMTP_GREYLIST_DELAY_MS: '200',
+      SMTP_GREYLIST_SCHEDULE: '1s,2s',
+      // The webhook receiver of the delivery recording listens on loopback over plain HTTP.
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_FIRST: '1s',
+    },
   });
   ({ agent } = await h.signup({ credits: 1000 }));
 });
@@ -38,6 +50,15 @@ afterAll(async () => {
   await h?.stop();
   await sandbox?.stop();
 });
+
+/** The id of the first workflow of `type` Temporal lists: for workflows whose id the caller never sees. */
+function firstOfType(type: string): Promise<string> {
+  const find = async () => {
+    for await (const run of h.temporal.workflow.list()) if (run.type === type) return run.workflowId;
+    return '';
+  };
+  return eventually(find, (id) => id !== '', { what: `a ${type} run` });
+}
 
 async function save(name: string, workflowId: string) {
   const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
@@ -132,15 +153,42 @@ describe('record workflow histories', () => {
     const email = `${person(SANDBOX_PEOPLE[4])}@acme.${SANDBOX_SUFFIX}`;
     const res = await agent.post('/api/external/verify', { email }, { 'x-api-key': key });
     expect(res.body).toMatchObject({ result: 'Valid', cached: false });
-    const ids = await eventually(
-      async () => {
-        const found: string[] = [];
-        for await (const run of h.temporal.workflow.list()) if (run.type === 'singleVerifyWorkflow') found.push(run.workflowId);
-        return found;
-      },
-      (found) => found.length > 0,
-      { what: 'a single verification workflow' },
-    );
-    await save('verify-single', ids[0]!);
+    await save('verify-single', await firstOfType('singleVerifyWorkflow'));
+  });
+
+  it('single enrichment of one profile', { timeout: 120_000 }, async () => {
+    const [first, last] = SANDBOX_PEOPLE[5]!;
+    const res = await agent.post('/api/enrichment/enrich', { networkUrl: `https://www.linkedin.com/in/${first}-${last}-single`.toLowerCase() });
+    expect(res.status).toBe(200);
+    await save('enrichment-single', await firstOfType('singleEnrichmentWorkflow'));
+  });
+
+  it('webhook delivery: a failed attempt, a timer, then a delivered one', { timeout: 120_000 }, async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      receiver.reply('/recorded', 500);
+      expect((await agent.post('/api/webhooks', { url: receiver.url('/recorded'), events: ['verification.completed'] })).status).toBe(201);
+      const listId = await listWithEmails(agent, [`${person(SANDBOX_PEOPLE[3]!)}@acme.${SANDBOX_SUFFIX}`]);
+      const job = await startJob(agent, listId, 'smtp_only');
+      await waitForJob(agent, job.id, inStage('completed'));
+      await eventually(() => receiver.to('/recorded').length, (n) => n >= 2, { what: 'the second attempt of the delivery' });
+      const id = await firstOfType('webhookDeliveryWorkflow');
+      await h.temporal.workflow.getHandle(id).result();
+      await save('webhook-delivery', id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('maintenance: sweeps on its timer', { timeout: 120_000 }, async () => {
+    const config = { TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE, CLEANUP_INTERVAL: 500 };
+    const handle = h.temporal.workflow.getHandle(maintenanceWorkflowId(config.TEMPORAL_TASK_QUEUE));
+    await ensureMaintenance(h.temporal, config);
+    // Three sweeps and the timers between them; the workflow runs on until it is ended below.
+    await eventually(() => handle.fetchHistory().then((history) => history.events?.filter((e) => e.activityTaskCompletedEventAttributes).length ?? 0), (n) => n >= 3, {
+      what: 'three sweeps of the maintenance workflow',
+    });
+    await save('maintenance', maintenanceWorkflowId(config.TEMPORAL_TASK_QUEUE));
+    await handle.terminate('recorded');
   });
 });
