@@ -24,7 +24,7 @@ import { insertLeads } from '../src/db/repos/leads.ts';
 import { pageLeadRows, pageListRows } from '../src/db/repos/pages.ts';
 import type { LeadInput } from '../src/domain/lead-input.ts';
 import { createApp } from '../src/http/app.ts';
-import { startHotPath } from '../src/hot-path.ts';
+import { startIntegrationAccess } from '../src/integration-access.ts';
 import type { AppEnv } from '../src/http/env.ts';
 import { handleError } from '../src/http/error-handler.ts';
 import { requireApiKey } from '../src/http/middleware/api-key.ts';
@@ -130,8 +130,8 @@ try {
   const { key } = await issueApiKey(em, { organizationId: org.id, userId: null, name: 'bench', scopes: ['lists:read', 'leads:read'], expiresAt: null });
 
   const temporal = createTemporalClient(config);
-  const hotPath = startHotPath(config);
-  const deps = { config, orm, temporal, ...hotPath };
+  const integrationAccess = startIntegrationAccess(config);
+  const deps = { config, orm, temporal, ...integrationAccess };
   const app = createApp(deps);
   // The load generator stops with requests in flight; the ORM may only close once they are answered.
   let inFlight = 0;
@@ -225,7 +225,7 @@ try {
   await floorPool.end();
   while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await temporal.connection.close();
-  await hotPath.close();
+  await integrationAccess.close();
   await orm.close();
 } finally {
   await Promise.all(servers.map(close));

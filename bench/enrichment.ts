@@ -20,7 +20,7 @@ import { applyCredits } from '../src/db/repos/credits.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { createApp } from '../src/http/app.ts';
-import { startHotPath } from '../src/hot-path.ts';
+import { startIntegrationAccess } from '../src/integration-access.ts';
 import type { LeadInput } from '../src/domain/lead-input.ts';
 import { createEnrichmentProviders } from '../src/providers/enrichment/index.ts';
 import { createWorker } from '../src/worker.ts';
@@ -132,9 +132,9 @@ try {
   });
 
   step(`list of ${LEADS.toLocaleString('en')} leads`);
-  const hotPath = startHotPath(config);
-  cleanups.unshift(() => hotPath.close());
-  const app = createApp({ config, orm, temporal: temporal.env.client, ...hotPath });
+  const integrationAccess = startIntegrationAccess(config);
+  cleanups.unshift(() => integrationAccess.close());
+  const app = createApp({ config, orm, temporal: temporal.env.client, ...integrationAccess });
   const agent = new Agent(app);
   agent.origin = ORIGIN;
   const signup = await agent.post('/api/auth/signup', { email: `bench-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Bench' });

@@ -37,7 +37,7 @@ import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
 import { createApp } from '../src/http/app.ts';
-import { startHotPath } from '../src/hot-path.ts';
+import { startIntegrationAccess } from '../src/integration-access.ts';
 import { setLogLevel } from '../src/log.ts';
 import { createWorker } from '../src/worker.ts';
 import { Agent } from '../test/support/agent.ts';
@@ -177,9 +177,9 @@ try {
     await connection.close();
   });
 
-  const hotPath = startHotPath(config);
-  cleanups.unshift(() => hotPath.close());
-  const app = createApp({ config, orm, temporal: temporal.env.client, ...hotPath });
+  const integrationAccess = startIntegrationAccess(config);
+  cleanups.unshift(() => integrationAccess.close());
+  const app = createApp({ config, orm, temporal: temporal.env.client, ...integrationAccess });
   async function signup(name: string): Promise<Agent> {
     const agent = new Agent(app);
     agent.origin = ORIGIN;

@@ -5,7 +5,7 @@ import { initOrm, migrateUp } from './db/orm.ts';
 import { databaseLimits } from './db/pg-options.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/server.ts';
-import { startHotPath } from './hot-path.ts';
+import { startIntegrationAccess } from './integration-access.ts';
 import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { startTracing } from './temporal/tracing.ts';
@@ -29,16 +29,16 @@ async function main() {
     const applied = await migrateUp(orm);
     if (applied.length) log.info('migrations applied', { applied });
     const temporal = createTemporalClient(config, plugins);
-    const hotPath = startHotPath(config);
+    const integrationAccess = startIntegrationAccess(config);
     const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
-    const app = createApp({ config, orm, temporal, workerMetricsUrl, smtpEnvironment: activityDeps?.prober.environment, ...hotPath });
+    const app = createApp({ config, orm, temporal, workerMetricsUrl, smtpEnvironment: activityDeps?.prober.environment, ...integrationAccess });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, dashboard: `http://localhost:${info.port}/`, docs: `http://localhost:${info.port}/docs` }),
     );
     stops.push(
       () => new Promise<void>((resolve) => server.close(() => resolve())),
       () => temporal.connection.close(),
-      () => hotPath.close(),
+      () => integrationAccess.close(),
     );
   }
 

@@ -11,12 +11,10 @@ import type {
   VerificationResultTranscriptSchema,
 } from '../src/http/schemas/verification.ts';
 import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../src/http/schemas/webhook.ts';
-export type {
-  BulkJobDto as BulkJob,
-  ScrapeJobDto as ScrapeJob,
-  VerificationJobDto as VerificationJob,
-} from '../src/jobs/views.ts';
-export type { DomainStat } from '../src/db/repos/verification.ts';
+export type { BulkJobDto as BulkJob } from '../src/enrichment/views.ts';
+export type { ScrapeJobDto as ScrapeJob } from '../src/scrape/views.ts';
+export type { VerificationJobDto as VerificationJob } from '../src/verification/views.ts';
+export type { DomainStat } from '../src/verification/service.ts';
 export type { CostEstimate as Estimate } from '../src/domain/verification.ts';
 export type { LeadDto as Lead } from '../src/http/schemas/lead.ts';
 export type LeadList = z.infer<typeof ListSchema>;

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { initOrm } from '../../src/db/orm.ts';
 import { databaseLimits } from '../../src/db/pg-options.ts';
 import { createApp } from '../../src/http/app.ts';
-import { startHotPath } from '../../src/hot-path.ts';
+import { startIntegrationAccess } from '../../src/integration-access.ts';
 import { setLogLevel } from '../../src/log.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
 
@@ -16,8 +16,8 @@ const config = loadConfig();
 setLogLevel('error');
 const orm = await initOrm(config.DATABASE_URL!, { pool: { max: config.DATABASE_POOL_MAX } }, databaseLimits(config));
 const temporal = createTemporalClient(config);
-const hotPath = startHotPath(config);
-const app = createApp({ config, orm, temporal, ...hotPath });
+const integrationAccess = startIntegrationAccess(config);
+const app = createApp({ config, orm, temporal, ...integrationAccess });
 
 let baselineRss = process.memoryUsage.rss();
 let peakRss = baselineRss;
@@ -37,6 +37,6 @@ process.on('message', (message: string) => {
     process.send!({ baselineRss, peakRss: Math.max(peakRss, process.memoryUsage.rss()) });
   } else if (message === 'stop') {
     server.close();
-    void Promise.all([temporal.connection.close(), hotPath.close()]).then(() => orm.close()).then(() => process.exit(0));
+    void Promise.all([temporal.connection.close(), integrationAccess.close()]).then(() => orm.close()).then(() => process.exit(0));
   }
 });

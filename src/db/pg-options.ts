@@ -1,5 +1,5 @@
 /**
- * The limits every connection to PostgreSQL runs under (the ORM's pool, the hot path's pool, the LISTEN
+ * The limits every connection to PostgreSQL runs under (the ORM's pool, the integration-access pool, the LISTEN
  * connections), so a database that accepts TCP but never answers (a stuck proxy, a frozen network path) costs a
  * request a bounded time and a 503, and the pools heal by themselves once it answers again.
  */

@@ -17,7 +17,7 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { bulkEnrichmentRoutesFor, enrichmentRoutes, enrichOneRoutesFor } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
-import { externalVerifyRoutes } from './routes/external-verification.ts';
+import { externalVerifyRoutes } from './routes/external-verify.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
 import { listRoutes, listRoutesFor } from './routes/lists.ts';

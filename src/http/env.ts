@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Scope } from '../domain/scopes.ts';
-import type { HotPath } from '../hot-path.ts';
+import type { IntegrationAccess } from '../integration-access.ts';
 import type { EgressEnvironments } from '../smtp/environment.ts';
 
 export type { Scope } from '../domain/scopes.ts';
@@ -17,7 +17,7 @@ export interface Principal {
 }
 
 /** What the HTTP layer needs from the outside world; tests pass the same shape. */
-export interface AppDeps extends HotPath {
+export interface AppDeps extends IntegrationAccess {
   config: Config;
   orm: Orm;
   temporal: Client;
@@ -31,7 +31,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     deps: AppDeps;
-    /** Forked on first use, through `requestEm(c)`: the hot path's routes never need one. */
+    /** Forked on first use, through `requestEm(c)`: the integration routes never need one. */
     em: EntityManager | undefined;
     principal: Principal;
   };

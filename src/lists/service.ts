@@ -33,7 +33,7 @@ export async function createListOf(em: EntityManager, organizationId: string, in
   return { list: await createList(em, organizationId, input), leadCount: 0 };
 }
 
-/** Read on the hot path's pool, straight into the page's JSON shape. */
+/** Read on the integration-access pool, straight into the page's JSON shape. */
 export function pageLists(pool: Pool, organizationId: string, offset: number, limit: number) {
   return pageListRows(pool, organizationId, offset, limit);
 }
@@ -51,7 +51,7 @@ export async function deleteListOf(em: EntityManager, organizationId: string, li
 }
 
 /**
- * A page of the organization's leads, read on the hot path's pool straight into the caller's JSON shape `Row`.
+ * A page of the organization's leads, read on the integration-access pool straight into the caller's JSON shape `Row`.
  * A list of another organization is as absent as a missing one (404), never an empty page.
  */
 export async function pageLeads<Row>(pool: Pool, organizationId: string, filter: LeadFilter, offset: number, limit: number) {

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../src/auth/tokens.ts';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { generateApiKey } from '../../src/domain/api-key-format.ts';
 import { createApp } from '../../src/http/app.ts';
-import { startHotPath } from '../../src/hot-path.ts';
+import { startIntegrationAccess } from '../../src/integration-access.ts';
 import { Agent, expectError } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -117,25 +117,25 @@ describe('DELETE /api/api-keys/:id', () => {
 
 describe('key lookups and lastUsedAt', () => {
   let counting: Orm;
-  let hotPath: Awaited<ReturnType<typeof startHotPath>>;
+  let integrationAccess: Awaited<ReturnType<typeof startIntegrationAccess>>;
   let queries: string[];
   let client: Agent;
   beforeAll(async () => {
     queries = [];
     counting = await initOrm(h.config.DATABASE_URL!, { pool: { max: 2 }, debug: ['query', 'query-params'], logger: (message) => queries.push(message) });
     await counting.em.fork().execute('select 1'); // connects (and checks the database) before anything is counted
-    hotPath = startHotPath(h.config);
-    await hotPath.ready; // keys are kept in memory only while changes are being pushed
+    integrationAccess = startIntegrationAccess(h.config);
+    await integrationAccess.ready; // keys are kept in memory only while changes are being pushed
     // The hot path talks to the pool directly: record its statements (text and parameters) on the way through.
-    const query = hotPath.pool.query.bind(hotPath.pool) as (...args: unknown[]) => unknown;
-    (hotPath.pool as { query: unknown }).query = (config: { text: string; values?: unknown[] }, ...rest: unknown[]) => {
+    const query = integrationAccess.pool.query.bind(integrationAccess.pool) as (...args: unknown[]) => unknown;
+    (integrationAccess.pool as { query: unknown }).query = (config: { text: string; values?: unknown[] }, ...rest: unknown[]) => {
       queries.push(`${config.text} ${JSON.stringify(config.values ?? [])}`);
       return query(config, ...rest);
     };
-    client = new Agent(createApp({ config: h.config, orm: counting, temporal: h.temporal, ...hotPath }));
+    client = new Agent(createApp({ config: h.config, orm: counting, temporal: h.temporal, ...integrationAccess }));
   });
   afterAll(async () => {
-    await hotPath.close();
+    await integrationAccess.close();
     await counting.close();
   });
 
@@ -200,7 +200,7 @@ describe('key lookups and lastUsedAt', () => {
     const first = await lastUsed();
     expect(first).not.toBeNull();
     // A second process still believes the key unused: its UPDATE runs, but its condition leaves the row alone.
-    await recordApiKeyUse(hotPath.pool, id);
+    await recordApiKeyUse(integrationAccess.pool, id);
     expect(await lastUsed()).toEqual(first);
   });
 });

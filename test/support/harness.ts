@@ -7,7 +7,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { databaseLimits } from '../../src/db/pg-options.ts';
 import { createApp } from '../../src/http/app.ts';
-import { type HotPath, startHotPath } from '../../src/hot-path.ts';
+import { type IntegrationAccess, startIntegrationAccess } from '../../src/integration-access.ts';
 import { createTemporalClient } from '../../src/temporal/client.ts';
 import { createWorker } from '../../src/worker.ts';
 import { Agent } from './agent.ts';
@@ -18,7 +18,7 @@ export interface Harness {
   temporal: Client;
   app: ReturnType<typeof createApp>;
   /** The pg pool the hot path queries through. */
-  pool: HotPath['pool'];
+  pool: IntegrationAccess['pool'];
   worker: Worker | null;
   /** Raw SQL for assertions on what was stored. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are asserted field by field
@@ -53,8 +53,8 @@ export async function startHarness(
   });
   const orm = await initOrm(config.DATABASE_URL!, { pool: { max: 5 } }, databaseLimits(config));
   const temporal = createTemporalClient(config);
-  const hotPath = startHotPath(config);
-  const app = createApp({ config, orm, temporal, ...hotPath });
+  const integrationAccess = startIntegrationAccess(config);
+  const app = createApp({ config, orm, temporal, ...integrationAccess });
 
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;
@@ -75,7 +75,7 @@ export async function startHarness(
     orm,
     temporal,
     app,
-    pool: hotPath.pool,
+    pool: integrationAccess.pool,
     worker,
     sql: (query, params = []) => orm.em.fork().getConnection().execute(query, params),
     async signup(overrides = {}) {
@@ -103,7 +103,7 @@ export async function startHarness(
         await closeWorkerConnection();
       }
       await temporal.connection.close();
-      await hotPath.close();
+      await integrationAccess.close();
       await orm.close();
     },
   };

@@ -11,7 +11,7 @@ export async function getList(em: EntityManager, organizationId: string, listId:
   return list;
 }
 
-/** `getList` on the hot path's pool, for the page routes that fork no EntityManager. */
+/** `getList` on the integration-access pool, for the page routes that fork no EntityManager. */
 export async function requireList(pool: Pool, organizationId: string, listId: string): Promise<void> {
   const { rowCount } = await pool.query({
     name: 'list_of_organization',

@@ -27,7 +27,7 @@ export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
 
 /**
  * The request's EntityManager, forked on first use: a fork costs about a tenth of a key-authenticated page
- * request, and the integrations' hot routes (key check from memory, pages on the hot path's pool) use none.
+ * request, and the integrations' hot routes (key check from memory, pages on the integration-access pool) use none.
  */
 export function requestEm(c: Context<AppEnv>): EntityManager {
   let em = c.get('em');

@@ -19,19 +19,19 @@ export const API_KEY_CHANNEL = 'api_key_changed';
  * Does not wait for the listener: until it is listening, keys are checked against the database on every
  * request (nothing is cached), so a process that starts while PostgreSQL is down still answers, with 503s.
  */
-export interface HotPath {
+export interface IntegrationAccess {
   pool: Pool;
   keys: ApiKeyVerifier;
   limiter: RateLimiter;
 }
 
-export function startHotPath(config: Config): HotPath & { ready: Promise<void>; close(): Promise<void> } {
+export function startIntegrationAccess(config: Config): IntegrationAccess & { ready: Promise<void>; close(): Promise<void> } {
   // A pool of its own rather than the ORM's: creating it connects nothing, so a process started while
   // PostgreSQL is down still comes up and answers 503 until it is back.
   const limits = databaseLimits(config);
   const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, ...pgOptions(limits) });
   pool.on('connect', dropOnReadTimeout);
-  pool.on('error', (err) => log.warn('idle hot-path connection failed', { error: err.message }));
+  pool.on('error', (err) => log.warn('idle integration-access connection failed', { error: err.message }));
   const keys = createApiKeyVerifier({
     lookup: (keyHash) => lookupApiKey(pool, keyHash),
     touch: (id) => recordApiKeyUse(pool, id),
