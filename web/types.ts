@@ -14,7 +14,7 @@ import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../src/http/s
 export type { BulkJobDto as BulkJob } from '../src/enrichment/views.ts';
 export type { ScrapeJobDto as ScrapeJob } from '../src/scrape/views.ts';
 export type { VerificationJobDto as VerificationJob } from '../src/verification/views.ts';
-export type { DomainStat } from '../src/verification/repository.ts';
+export type { DomainStat } from '../src/verification/views.ts';
 export type { CostEstimate as Estimate } from '../src/domain/verification.ts';
 export type { LeadDto as Lead } from '../src/http/schemas/lead.ts';
 export type LeadList = z.infer<typeof ListSchema>;

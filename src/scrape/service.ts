@@ -30,8 +30,6 @@ import { syncScrapeJob as syncItemsToList, type ScrapeSyncResult } from './repos
 import { type StoredScrapeRows, storeScrapeRows } from './upload.ts';
 import { type ScrapeJobDto, toScrapeJobDto } from './views.ts';
 
-export type { ScrapeItemRow } from './repository-items.ts';
-
 /** Items read per query when streaming a job's items (detail and download). */
 const ITEMS_PAGE = 2000;
 

@@ -3,6 +3,9 @@ import type { IScrapeJob } from '../db/entities/scrape-job.ts';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
 import { iso } from '../jobs/views.ts';
 
+// The job's items as its detail and download show them, row by row.
+export type { ScrapeItemRow } from './repository-items.ts';
+
 export interface ScrapeJobDto {
   id: string;
   name: string;

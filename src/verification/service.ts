@@ -29,8 +29,6 @@ import { resultWithTranscript } from './repository-transcript.ts';
 import { normalizeEmail } from '../domain/email.ts';
 import { toJobDto, type VerificationJobDto } from './views.ts';
 
-export type { DomainStat, ResultRow, VerificationJobView } from './repository.ts';
-
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
 export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
   const created = await createVerificationJob(ctx.em, ctx.organizationId, input.listId, input.verificationMethod);

@@ -1,5 +1,8 @@
 /** A verification job as its GET routes show it (CONTRACT §3); webhook events (§9.3) carry the same shape. */
 import type { VerificationJobView } from './repository.ts';
+
+// What the routes' schemas show besides the job: its per-domain statistics and per-address results.
+export type { DomainStat, ResultRow, VerificationJobView } from './repository.ts';
 import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
 import { iso } from '../jobs/views.ts';
 

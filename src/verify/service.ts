@@ -7,8 +7,6 @@ import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { type CheckRecord, NO_SMTP, recentResult } from './repository.ts';
 
-export type { CheckRecord } from './repository.ts';
-
 /** Time for the worker to pick the check up and hand the answer back, on top of the probe's own deadline. */
 const HANDOFF_MS = 700;
 /** How long a finished check's workflow may linger before Temporal ends it. */

@@ -7,12 +7,12 @@ import {
   pageScrapeJobDtos,
   pauseScrapeJob,
   resumeScrapeJob,
-  type ScrapeItemRow,
   type ScrapeUploadFields,
   scrapeJobLive,
   scrapeJobWithItems,
   syncScrapeJob,
 } from '../../scrape/service.ts';
+import type { ScrapeItemRow } from '../../scrape/views.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { ScrapeItemRow } from '../../scrape/service.ts';
+import type { ScrapeItemRow } from '../../scrape/views.ts';
 import { SCRAPE_INPUT_TYPES, SCRAPE_ITEM_STATUSES, SCRAPE_JOB_STATUSES } from '../../domain/scrape.ts';
 import { PageQuerySchema, Timestamp } from './common.ts';
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
-import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/service.ts';
+import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/views.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,
