@@ -1,7 +1,8 @@
 import { heartbeating } from './heartbeat.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { SecretDecryptionError, secretBoxFromConfig } from '../src/crypto/secret-box.ts';
-import { beginBulkJob, failBulkJob } from '../src/enrichment/repository.ts';
+import { failBulkJob } from '../src/enrichment/repository.ts';
+import { markJobStarted } from '../src/jobs/repository.ts';
 import { enrichBulkBatch } from '../src/enrichment/engine.ts';
 import type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } from '../src/enrichment/messages.ts';
 import type { EnrichmentServices } from '../src/enrichment/services.ts';
@@ -45,7 +46,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
     },
 
     async beginBulkEnrichment(input: { jobId: string }): Promise<void> {
-      await beginBulkJob(em(), input.jobId);
+      await markJobStarted(em(), 'enrichment_job', input.jobId);
     },
 
     /** One batch of a bulk job; commits exactly once per cursor position. */

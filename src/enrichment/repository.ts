@@ -114,16 +114,6 @@ export async function recordBulkBatch(
     .execute();
 }
 
-/** pending → processing (the workflow's first step). */
-export async function beginBulkJob(em: EntityManager, jobId: string): Promise<void> {
-  await kysely(em)
-    .updateTable('enrichment_job')
-    .set({ status: 'processing', updatedAt: sql`now()` })
-    .where('id', '=', jobId)
-    .where('status', '=', 'pending')
-    .execute();
-}
-
 /** The job cannot go on (a provider rejected the key, retries exhausted): failed, with the reason. */
 export async function failBulkJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
   const [updated] = await kysely(em)

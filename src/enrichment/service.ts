@@ -13,7 +13,7 @@ import type { EnrichmentField } from '../domain/enrichment.ts';
 import { ApiError } from '../errors.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
-import type { JobView } from '../jobs/views.ts';
+import { type JobView, liveView } from '../jobs/views.ts';
 import { log } from '../log.ts';
 import { createBulkJob, deleteBulkJob, getBulkJob, listSnapshot, pageBulkJobs } from './repository.ts';
 import type { SingleEnrichmentResult } from './messages.ts';
@@ -88,5 +88,5 @@ export async function bulkEnrichmentJob(ctx: JobContext, jobId: string): Promise
 /** The bulk job as its live stream shows it, read from a fresh EntityManager each time. */
 export async function bulkEnrichmentLive(ctx: JobContext, jobId: string): Promise<JobView> {
   const dto = toBulkJobDto(await getBulkJob(ctx.em.fork(), ctx.organizationId, jobId));
-  return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
+  return liveView(dto.status, dto);
 }

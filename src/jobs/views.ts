@@ -10,3 +10,6 @@ export interface JobView {
   terminal: boolean;
   data: unknown;
 }
+
+/** Every job kind ends `completed` or `failed`: its live stream ends there. */
+export const liveView = (stage: string, data: unknown): JobView => ({ stage, terminal: stage === 'completed' || stage === 'failed', data });

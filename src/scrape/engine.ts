@@ -7,7 +7,8 @@ import { ProviderRequestError } from '../providers/errors.ts';
 import type { ProfileSearchProvider } from '../providers/search/types.ts';
 import type { ScrapeBatchInput, ScrapeBatchResult } from './messages.ts';
 import { type ItemOutcome, pendingItemsAfter, type ScrapeItemRow, settleScrapeItems } from './repository-items.ts';
-import { markScrapeJobStarted, readScrapeControl } from './repository.ts';
+import { readScrapeControl } from './repository.ts';
+import { markJobStarted } from '../jobs/repository.ts';
 
 /** Items read from the database at a time. */
 const PAGE_SIZE = 200;
@@ -65,7 +66,7 @@ export async function processScrapeBatch(deps: ScrapeEngineDeps, input: ScrapeBa
   const { orm, search, searchSlots } = deps;
   const control = () => readScrapeControl(orm.em.fork(), input.jobId);
   const startedAt = Date.now();
-  await markScrapeJobStarted(orm.em.fork(), input.jobId);
+  await markJobStarted(orm.em.fork(), 'scrape_job', input.jobId);
   let seen = await control();
   let seenAt = Date.now();
   let afterRow = input.afterRow;

@@ -63,16 +63,6 @@ export async function readScrapeControl(em: EntityManager, jobId: string): Promi
   return row;
 }
 
-/** `pending` → `processing` when the first batch starts; a job paused before it started stays paused. */
-export async function markScrapeJobStarted(em: EntityManager, jobId: string): Promise<void> {
-  await kysely(em)
-    .updateTable('scrape_job')
-    .set({ status: 'processing', updatedAt: sql`now()` })
-    .where('id', '=', jobId)
-    .where('status', '=', 'pending')
-    .execute();
-}
-
 /**
  * Completes the job once no item is pending (a pause that lands after the last item still completes it:
  * every item is processed). False when items are still pending, so the caller goes on processing.

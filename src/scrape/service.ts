@@ -21,7 +21,7 @@ import {
 import { ApiError } from '../errors.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
-import type { JobView } from '../jobs/views.ts';
+import { type JobView, liveView } from '../jobs/views.ts';
 import { workflowId } from '../temporal/shared.ts';
 import { pauseScrapeSignal, resumeScrapeSignal } from './messages.ts';
 import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from './repository.ts';
@@ -121,7 +121,7 @@ export async function scrapeJobWithItems(
 /** The job as its live stream shows it (without items), read from a fresh EntityManager each time. */
 export async function scrapeJobLive(ctx: JobContext, jobId: string): Promise<JobView> {
   const dto = toScrapeJobDto(await getScrapeJob(ctx.em.fork(), ctx.organizationId, jobId));
-  return { stage: dto.status, terminal: dto.status === 'completed' || dto.status === 'failed', data: dto };
+  return liveView(dto.status, dto);
 }
 
 /**

@@ -22,7 +22,7 @@ import { acceptsDecision, type Decision, decisionRefusal, VERIFICATION_STAGES, t
 import { workflowId } from '../temporal/shared.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
-import type { JobView } from '../jobs/views.ts';
+import { type JobView, liveView } from '../jobs/views.ts';
 import { decisionUpdate, INVALID_STATE_FAILURE } from './messages.ts';
 import { invalidState, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
@@ -55,7 +55,7 @@ export async function verificationJob(ctx: JobContext, jobId: string): Promise<V
 /** The job as its live stream shows it; each read is a fresh EntityManager, never a cached entity. */
 export async function verificationJobLive(ctx: JobContext, jobId: string): Promise<JobView> {
   const dto = toJobDto(await viewVerificationJob(ctx.em.fork(), ctx.organizationId, jobId));
-  return { stage: dto.verificationStage, terminal: dto.verificationStage === 'completed' || dto.verificationStage === 'failed', data: dto };
+  return liveView(dto.verificationStage, dto);
 }
 
 export async function pageVerificationJobDtos(ctx: JobContext, query: JobFilter, offset: number, limit: number) {
