@@ -45,6 +45,19 @@ export interface ProviderHttpOptions {
   rateLimit: RateLimitOptions;
 }
 
+/**
+ * An adapter's client: the provider's documented limits (`defaults`) unless the deployment tunes them. The one way
+ * every adapter builds its client.
+ */
+export function providerClient(provider: string, tuning: ProviderTuning, defaults: { timeoutMs: number; rateLimit: RateLimitOptions }): ProviderHttpClient {
+  return new ProviderHttpClient({
+    provider,
+    timeoutMs: tuning.timeoutMs ?? defaults.timeoutMs,
+    retry: tuning.retry,
+    rateLimit: tuning.rateLimit ?? defaults.rateLimit,
+  });
+}
+
 export interface ProviderRequest {
   method: 'GET' | 'POST';
   baseUrl: string;

@@ -2,10 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ProviderUnavailableError } from '../errors.ts';
 import {
-  ProviderHttpClient,
+  providerClient,
   parseProviderBody,
   requireApiKey,
   type ProviderAnswer,
+  type ProviderHttpClient,
   type ProviderRequest,
   type ProviderTuning,
 } from '../http.ts';
@@ -57,12 +58,7 @@ export class HunterProvider implements EnrichmentProvider {
     this.#baseUrl = options.baseUrl;
     this.#pendingAttempts = options.pendingAttempts ?? 4;
     this.#pendingDelayMs = options.pendingDelayMs ?? 3_000;
-    this.#http = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      retry: options.retry,
-      rateLimit: options.rateLimit ?? { perSecond: 10, burst: 10 },
-    });
+    this.#http = providerClient(PROVIDER, options, { timeoutMs: 30_000, rateLimit: { perSecond: 10, burst: 10 } });
   }
 
   async enrich(lookup: PersonLookup, apiKey: string): Promise<FoundProfile | null> {

@@ -5,7 +5,7 @@ import {
   ProviderRequestError,
   ProviderUnavailableError,
 } from '../errors.ts';
-import { ProviderHttpClient, parseProviderBody, requireApiKey, type ProviderTuning } from '../http.ts';
+import { providerClient, parseProviderBody, requireApiKey, type ProviderTuning, type ProviderHttpClient } from '../http.ts';
 import { providerDetail } from '../redact.ts';
 import { normalizeProfileUrl } from '../../domain/profile-url.ts';
 import { displayName, text } from './names.ts';
@@ -70,12 +70,7 @@ export class LushaProvider implements EnrichmentProvider {
 
   constructor(options: LushaOptions) {
     this.#baseUrl = options.baseUrl;
-    this.#http = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 20_000,
-      retry: options.retry,
-      rateLimit: options.rateLimit ?? { perSecond: 5, burst: 5 },
-    });
+    this.#http = providerClient(PROVIDER, options, { timeoutMs: 20_000, rateLimit: { perSecond: 5, burst: 5 } });
   }
 
   async enrich(lookup: PersonLookup, apiKey: string): Promise<FoundProfile | null> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalizeProfileUrl } from '../../domain/profile-url.ts';
-import { ProviderHttpClient, parseProviderBody, requireApiKey, type ProviderTuning } from '../http.ts';
+import { providerClient, parseProviderBody, requireApiKey, type ProviderTuning, type ProviderHttpClient } from '../http.ts';
 import { displayName, text } from './names.ts';
 import type { EnrichmentProvider, FoundProfile, PersonLookup } from './types.ts';
 
@@ -40,12 +40,7 @@ export class PdlProvider implements EnrichmentProvider {
 
   constructor(options: PdlOptions) {
     this.#baseUrl = options.baseUrl;
-    this.#http = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 20_000,
-      retry: options.retry,
-      rateLimit: options.rateLimit ?? { perSecond: 100 / 60, burst: 10 },
-    });
+    this.#http = providerClient(PROVIDER, options, { timeoutMs: 20_000, rateLimit: { perSecond: 100 / 60, burst: 10 } });
   }
 
   async enrich(lookup: PersonLookup, apiKey: string): Promise<FoundProfile | null> {

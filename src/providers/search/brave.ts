@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderAuthError, ProviderRequestError } from '../errors.ts';
-import { ProviderHttpClient, parseProviderBody, requireApiKey, type ProviderTuning } from '../http.ts';
+import { providerClient, parseProviderBody, requireApiKey, type ProviderTuning, type ProviderHttpClient } from '../http.ts';
 import type { ProfileSearchProvider, SearchHit } from './types.ts';
 
 const PROVIDER = 'brave';
@@ -34,13 +34,8 @@ export class BraveProvider implements ProfileSearchProvider {
   constructor(options: BraveOptions) {
     this.#apiKey = options.apiKey;
     this.#baseUrl = options.baseUrl;
-    this.#http = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 15_000,
-      retry: options.retry,
-      // The free plan allows one request per second.
-      rateLimit: options.rateLimit ?? { perSecond: 1 },
-    });
+    // The free plan allows one request per second.
+    this.#http = providerClient(PROVIDER, options, { timeoutMs: 15_000, rateLimit: { perSecond: 1 } });
   }
 
   async search(q: string, count: number): Promise<SearchHit[]> {

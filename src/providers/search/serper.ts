@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProviderHttpClient, requireApiKey, type ProviderTuning } from '../http.ts';
+import { providerClient, requireApiKey, type ProviderTuning, type ProviderHttpClient } from '../http.ts';
 import type { ProfileSearchProvider, SearchHit } from './types.ts';
 
 const PROVIDER = 'serper';
@@ -34,12 +34,7 @@ export class SerperProvider implements ProfileSearchProvider {
   constructor(options: SerperOptions) {
     this.#apiKey = options.apiKey;
     this.#baseUrl = options.baseUrl;
-    this.#http = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 15_000,
-      retry: options.retry,
-      rateLimit: options.rateLimit ?? { perSecond: 5, burst: 5 },
-    });
+    this.#http = providerClient(PROVIDER, options, { timeoutMs: 15_000, rateLimit: { perSecond: 5, burst: 5 } });
   }
 
   async search(q: string, count: number): Promise<SearchHit[]> {

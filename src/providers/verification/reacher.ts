@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProviderAuthError } from '../errors.ts';
 import { mapConcurrent } from '../../concurrency.ts';
-import { ProviderHttpClient, type ProviderTuning } from '../http.ts';
+import { providerClient, type ProviderTuning, type ProviderHttpClient } from '../http.ts';
 import type { EmailVerificationProvider, VerificationVerdict } from './types.ts';
 
 const PROVIDER = 'reacher';
@@ -34,12 +34,7 @@ export class ReacherProvider implements EmailVerificationProvider {
     this.#baseUrl = options.baseUrl;
     this.#apiKey = options.apiKey;
     this.#concurrency = options.concurrency ?? 4;
-    this.#http = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 90_000,
-      retry: options.retry,
-      rateLimit: options.rateLimit ?? { perSecond: 10, burst: 10 },
-    });
+    this.#http = providerClient(PROVIDER, options, { timeoutMs: 90_000, rateLimit: { perSecond: 10, burst: 10 } });
   }
 
   async verify(emails: string[]): Promise<VerificationVerdict[]> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderAuthError, ProviderUnavailableError } from '../errors.ts';
-import { ProviderHttpClient, parseProviderBody, requireApiKey, type ProviderTuning } from '../http.ts';
+import { providerClient, parseProviderBody, requireApiKey, type ProviderTuning, type ProviderHttpClient } from '../http.ts';
 import { providerDetail } from '../redact.ts';
 import type { EmailResult, EmailVerificationProvider, VerificationVerdict } from './types.ts';
 
@@ -59,19 +59,13 @@ export class ZeroBounceProvider implements EmailVerificationProvider {
     this.#baseUrl = options.baseUrl;
     this.#bulkBaseUrl = options.bulkBaseUrl;
     this.#batchTimeoutMs = options.batchTimeoutMs ?? 120_000;
-    this.#single = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      retry: options.retry,
-      rateLimit: options.rateLimit ?? { perSecond: 50, burst: 10 },
-    });
+    this.#single = providerClient(PROVIDER, options, { timeoutMs: 30_000, rateLimit: { perSecond: 50, burst: 10 } });
     // The batch endpoint allows 5 requests per minute.
-    this.#bulk = new ProviderHttpClient({
-      provider: PROVIDER,
-      timeoutMs: this.#batchTimeoutMs,
-      retry: options.retry,
-      rateLimit: options.batchRateLimit ?? { perSecond: 5 / 60, burst: 5 },
-    });
+    this.#bulk = providerClient(
+      PROVIDER,
+      { timeoutMs: this.#batchTimeoutMs, retry: options.retry, rateLimit: options.batchRateLimit },
+      { timeoutMs: this.#batchTimeoutMs, rateLimit: { perSecond: 5 / 60, burst: 5 } },
+    );
   }
 
   async verify(emails: string[]): Promise<VerificationVerdict[]> {
