@@ -1,6 +1,6 @@
 import {
   header,
-  notFound,
+  routes,
   startStandIn,
   type RecordedRequest,
   type Reply,
@@ -76,10 +76,6 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
     return { status: 200, json };
   };
 
-  const standIn = await startStandIn((request, context) =>
-    request.method === 'GET' && request.path === '/res/v1/web/search'
-      ? search(request, context)
-      : notFound(request),
-  );
+  const standIn = await startStandIn(routes({ 'GET /res/v1/web/search': search }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

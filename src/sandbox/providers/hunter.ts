@@ -1,4 +1,4 @@
-import { notFound, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
+import { routes, startStandIn, type RecordedRequest, type Reply, type Route, type StandIn } from './stand-in.ts';
 
 export type HunterVerifierStatus = 'valid' | 'invalid' | 'accept_all' | 'webmail' | 'disposable' | 'unknown';
 
@@ -114,14 +114,9 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
     };
   };
 
-  const standIn = await startStandIn((request, { rejectKey }) => {
-    if (request.method !== 'GET') return notFound(request);
-    if (request.path !== '/v2/email-finder' && request.path !== '/v2/email-verifier')
-      return notFound(request);
-    if (rejectKey || request.query.api_key !== apiKey) {
-      return errors(401, 'authentication_failed', 'No user found for the API key supplied');
-    }
-    return request.path === '/v2/email-finder' ? find(request) : verify(request);
-  });
+  // Hunter takes its key as the `api_key` query parameter on every endpoint.
+  const keyed = (answer: (request: RecordedRequest) => Reply): Route => (request, { rejectKey }) =>
+    rejectKey || request.query.api_key !== apiKey ? errors(401, 'authentication_failed', 'No user found for the API key supplied') : answer(request);
+  const standIn = await startStandIn(routes({ 'GET /v2/email-finder': keyed(find), 'GET /v2/email-verifier': keyed(verify) }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

@@ -1,6 +1,6 @@
 import {
   header,
-  notFound,
+  routes,
   profileKey,
   startStandIn,
   type RecordedRequest,
@@ -70,8 +70,6 @@ export async function startLushaServer(options: { apiKey?: string } = {}): Promi
     };
   };
 
-  const standIn = await startStandIn((request, context) =>
-    request.method === 'GET' && request.path === '/v2/person' ? person(request, context) : notFound(request),
-  );
+  const standIn = await startStandIn(routes({ 'GET /v2/person': person }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

@@ -1,6 +1,6 @@
 import {
   header,
-  notFound,
+  routes,
   profileKey,
   startStandIn,
   type RecordedRequest,
@@ -69,10 +69,6 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
     return { status: 200, json: { status: 200, likelihood: 9, data: { linkedin_url: wanted, ...person } } };
   };
 
-  const standIn = await startStandIn((request, context) =>
-    request.method === 'GET' && request.path === '/v5/person/enrich'
-      ? enrich(request, context)
-      : notFound(request),
-  );
+  const standIn = await startStandIn(routes({ 'GET /v5/person/enrich': enrich }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

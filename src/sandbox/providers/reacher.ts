@@ -1,6 +1,6 @@
 import {
   header,
-  notFound,
+  routes,
   startStandIn,
   type RecordedRequest,
   type Reply,
@@ -62,10 +62,6 @@ export async function startReacherServer(options: { apiKey?: string } = {}): Pro
     };
   };
 
-  const standIn = await startStandIn((request, context) =>
-    request.method === 'POST' && request.path === '/v1/check_email'
-      ? check(request, context)
-      : notFound(request),
-  );
+  const standIn = await startStandIn(routes({ 'POST /v1/check_email': check }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

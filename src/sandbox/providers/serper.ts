@@ -1,6 +1,6 @@
 import {
   header,
-  notFound,
+  routes,
   startStandIn,
   type RecordedRequest,
   type Reply,
@@ -51,8 +51,6 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
     };
   };
 
-  const standIn = await startStandIn((request, context) =>
-    request.method === 'POST' && request.path === '/search' ? search(request, context) : notFound(request),
-  );
+  const standIn = await startStandIn(routes({ 'POST /search': search }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

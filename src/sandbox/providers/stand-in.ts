@@ -192,7 +192,12 @@ function write(res: ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
-export function notFound(request: RecordedRequest): Reply {
+/** A route per `"METHOD /path"`; any other request is the 404 a real API answers. */
+export function routes(table: Record<string, Route>): Route {
+  return (request, context) => table[`${request.method} ${request.path}`]?.(request, context) ?? notFound(request);
+}
+
+function notFound(request: RecordedRequest): Reply {
   return { status: 404, json: { message: `no route for ${request.method} ${request.path}` } };
 }
 

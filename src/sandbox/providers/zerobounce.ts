@@ -1,6 +1,6 @@
 import {
   header,
-  notFound,
+  routes,
   startStandIn,
   type RecordedRequest,
   type Reply,
@@ -96,15 +96,14 @@ export async function startZeroBounceServer(options: { apiKey?: string } = {}): 
     return { status: 200, json: { email_batch: emailBatch, errors } };
   };
 
-  const standIn = await startStandIn((request, context) => {
-    if (request.method === 'GET' && request.path === '/v2/validate') return validate(request, context);
-    if (request.method === 'POST' && request.path === '/v2/validatebatch') {
-      if (!header(request, 'content-type')?.startsWith('application/json')) {
-        return { status: 400, json: { error: 'Content-Type must be application/json' } };
-      }
-      return validateBatch(request, context);
-    }
-    return notFound(request);
-  });
+  const standIn = await startStandIn(
+    routes({
+      'GET /v2/validate': validate,
+      'POST /v2/validatebatch': (request, context) =>
+        header(request, 'content-type')?.startsWith('application/json')
+          ? validateBatch(request, context)
+          : { status: 400, json: { error: 'Content-Type must be application/json' } },
+    }),
+  );
   return Object.assign(standIn, { apiKey, fixtures });
 }
