@@ -1,4 +1,4 @@
-import { type ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { EnrichmentActivities } from '../activities/enrichment.ts';
 import type { BulkEnrichmentInput, SingleEnrichmentInput, SingleEnrichmentResult } from '../src/enrichment/messages.ts';
@@ -59,17 +59,7 @@ export async function bulkEnrichmentWorkflow(input: BulkEnrichmentInput): Promis
       }
     }
   } catch (error) {
-    await endWithFailure({ kind: 'enrichment', jobId, reasonOf: failureReason, recordFailure: (reason) => failBulkEnrichment({ jobId, reason }) }, error);
+    await endWithFailure({ kind: 'enrichment', jobId, provider: 'enrichment provider', recordFailure: (reason) => failBulkEnrichment({ jobId, reason }) }, error);
   }
 }
 
-function failureReason(error: ActivityFailure): string {
-  const cause = error.cause;
-  if (cause instanceof ApplicationFailure && cause.type === 'ProviderAuthError') {
-    return `An enrichment provider cannot be used: ${cause.message}`;
-  }
-  if (cause instanceof ApplicationFailure && cause.type === 'SecretDecryptionError') {
-    return `A stored provider key could not be decrypted: set it again in the enrichment provider settings`;
-  }
-  return `Enrichment providers kept failing: ${cause?.message ?? error.message}`;
-}

@@ -56,11 +56,25 @@ function jobGone(error: unknown): boolean {
   return cause instanceof ApplicationFailure && cause.type === JOB_GONE && patched('job-gone');
 }
 
+/**
+ * The reason users read on a failed job, from the activity failure that retries could not fix: the provider's own
+ * words (keys redacted) when a provider is why, never the text of an internal error.
+ */
+export function failureReason(provider: string, error: ActivityFailure): string {
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure) {
+    if (cause.type === 'ProviderAuthError') return `The ${provider} cannot be used: ${cause.message}`;
+    if (cause.type === 'SecretDecryptionError') return 'A stored provider key could not be decrypted: set it again in the enrichment provider settings';
+    if (cause.type?.startsWith('Provider')) return `The ${provider} kept failing: ${cause.message}`;
+  }
+  return 'The job stopped after repeated internal errors';
+}
+
 export interface FailingJob {
   kind: JobKind;
   jobId: string;
-  /** The reason users read on the job, from the activity failure that retries could not fix. */
-  reasonOf: (error: ActivityFailure) => string;
+  /** Which outside service the job depends on, as users know it ("search provider"), for its failure reason. */
+  provider: string;
   /** Stores the job as failed with its reason (an activity; idempotent). */
   recordFailure: (reason: string) => Promise<unknown>;
   /** Run once the failure is stored, before handlers finish: what the workflow's own state must say. */
@@ -78,7 +92,7 @@ export async function endWithFailure(job: FailingJob, error: unknown): Promise<v
   if (jobGone(error)) return await condition(allHandlersFinished);
   const cancelled = isCancellation(error);
   if (!cancelled && !(error instanceof ActivityFailure)) throw error;
-  const reason = cancelled ? CANCELLED_REASON : job.reasonOf(error as ActivityFailure);
+  const reason = cancelled ? CANCELLED_REASON : failureReason(job.provider, error as ActivityFailure);
   try {
     await CancellationScope.nonCancellable(() => job.recordFailure(reason));
   } catch (recordError) {

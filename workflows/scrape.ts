@@ -1,4 +1,4 @@
-import { type ActivityFailure, ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ScrapeActivities } from '../activities/scrape.ts';
 import { pauseScrapeSignal, resumeScrapeSignal, type ScrapeWorkflowInput } from '../src/scrape/messages.ts';
 import { emitJobEvent } from './job-events.ts';
@@ -76,17 +76,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<void> 
       }
     }
   } catch (error) {
-    await endWithFailure({ kind: 'scrape', jobId, reasonOf: failureReason, recordFailure: (reason) => failScrapeJob({ jobId, reason }) }, error);
+    await endWithFailure({ kind: 'scrape', jobId, provider: 'search provider', recordFailure: (reason) => failScrapeJob({ jobId, reason }) }, error);
   }
 }
 
-/** The reason users read on the job: the provider's own words (keys redacted), never internal errors. */
-function failureReason(error: ActivityFailure): string {
-  const cause = error.cause;
-  if (!(cause instanceof ApplicationFailure) || !cause.type?.startsWith('Provider')) {
-    return 'Profile search stopped after repeated internal errors';
-  }
-  // The provider's own words say whether a key is missing or was refused.
-  if (cause.type === 'ProviderAuthError') return `The search provider cannot be used: ${cause.message}`;
-  return `The search provider kept failing: ${cause.message}`;
-}

@@ -1,5 +1,4 @@
 import {
-  type ActivityFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -41,7 +40,6 @@ const api = proxyActivities<VerificationActivities>({
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 8 },
 });
 
-const failureReason = (error: ActivityFailure): string => error.cause?.message ?? error.message;
 
 /**
  * One verification job (CONTRACT §3): the SMTP stage as concurrent slices of domains, then for
@@ -143,7 +141,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       {
         kind: 'verification',
         jobId,
-        reasonOf: failureReason,
+        provider: 'verification provider',
         recordFailure: (reason) => db().failVerification({ jobId, reason }),
         onFailed: () => (stage = 'failed'),
       },
