@@ -37,7 +37,8 @@ afterAll(async () => {
 });
 
 describe('webhook delivery across a worker kill (CONTRACT §9.3)', () => {
-  it('completes the delivery with the same webhook-id after the worker died during the backoff wait', async () => {
+  // Two worker processes start, and the backoff waits 5 s by design: the settling wait alone may take 120 s on a loaded machine.
+  it('completes the delivery with the same webhook-id after the worker died during the backoff wait', { timeout: 180_000 }, async () => {
     workers.push(await startWorkerProcess(workerEnv));
     const { agent } = await h.signup();
     const path = `/hooks/${randomUUID()}`;
