@@ -21,10 +21,11 @@ import { emitJobEvent } from './job-events.ts';
 export const CANCELLED_REASON = 'cancelled by an operator';
 
 /**
- * A long activity heartbeats every second while it works (activities/heartbeat.ts), so only a dead worker misses
- * this: its work moves to another worker within it.
+ * A long activity heartbeats every second while it works (activities/heartbeat.ts) and the SDK sends the latest
+ * every 8 s from its own threads, so only a dead worker misses this: its work moves to another worker within it.
+ * What a user waits for after a worker dies.
  */
-export const HEARTBEAT_TIMEOUT = '20 seconds';
+export const HEARTBEAT_TIMEOUT = '10 seconds';
 
 /**
  * A run stops starting work once its history holds this many events and continues as new: what is still in flight
