@@ -3,7 +3,7 @@ import type { Orm } from '../src/db/orm.ts';
 import { createEnrichmentProviders, type EnrichmentProvider, type EnrichmentProviderName } from '../src/providers/enrichment/index.ts';
 import { createSearchProvider, type ProfileSearchProvider } from '../src/providers/search/index.ts';
 import { createVerificationProvider, type EmailVerificationProvider } from '../src/providers/verification/index.ts';
-import pg from 'pg';
+import { limitedPool } from '../src/db/pg-options.ts';
 import { SmtpProber } from '../src/smtp/prober.ts';
 import { SharedBudget } from '../src/smtp/shared-budget.ts';
 
@@ -41,7 +41,7 @@ function createSmtpProber(config: Config): SmtpProber {
   // Every worker process on this database shares each (egress, MX host) budget (CONTRACT §11). A pool of its
   // own: one lease query per SMTP session must not queue behind the activities' queries.
   const budget = config.DATABASE_URL
-    ? new SharedBudget(new pg.Pool({ connectionString: config.DATABASE_URL, max: 8, allowExitOnIdle: true }))
+    ? new SharedBudget(limitedPool(config, 8, 'SMTP budget', { allowExitOnIdle: true }))
     : undefined;
   return new SmtpProber({
     ...(budget ? { budget } : {}),

@@ -3,13 +3,12 @@
  * current by LISTEN/NOTIFY) and rate limits reserved in batches, plus the `pg` pool that hot queries use
  * as named prepared statements. Started once per API process, next to the ORM (DATABASE_POOL_MAX each).
  */
-import pg, { type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { type ApiKeyVerifier, createApiKeyVerifier } from './auth/api-key-cache.ts';
 import { lookupApiKey, recordApiKeyUse } from './auth/api-keys.ts';
 import type { Config } from './config.ts';
 import { listen } from './db/listener.ts';
-import { databaseLimits, dropOnReadTimeout, pgOptions } from './db/pg-options.ts';
-import { log } from './log.ts';
+import { databaseLimits, limitedPool } from './db/pg-options.ts';
 import { reserveTokens } from './db/repos/rate-limits.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.ts';
 
@@ -29,9 +28,7 @@ export function startIntegrationAccess(config: Config): IntegrationAccess & { re
   // A pool of its own rather than the ORM's: creating it connects nothing, so a process started while
   // PostgreSQL is down still comes up and answers 503 until it is back.
   const limits = databaseLimits(config);
-  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, ...pgOptions(limits) });
-  pool.on('connect', dropOnReadTimeout);
-  pool.on('error', (err) => log.warn('idle integration-access connection failed', { error: err.message }));
+  const pool = limitedPool(config, config.DATABASE_POOL_MAX, 'integration-access');
   const keys = createApiKeyVerifier({
     lookup: (keyHash) => lookupApiKey(pool, keyHash),
     touch: (id) => recordApiKeyUse(pool, id),

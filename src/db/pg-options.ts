@@ -3,8 +3,11 @@
  * connections), so a database that accepts TCP but never answers (a stuck proxy, a frozen network path) costs a
  * request a bounded time and a 503, and the pools heal by themselves once it answers again.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type { Config } from '../config.ts';
+import { log } from '../log.ts';
+
+const PgPool = pg.Pool;
 
 export interface DatabaseLimits {
   /** Connecting, and waiting for a pooled connection. */
@@ -62,4 +65,16 @@ export function dropOnReadTimeout(client: pg.PoolClient | pg.Client): void {
     if (result instanceof Promise) result.catch(drop);
     return result;
   };
+}
+
+/**
+ * A `pg` pool of its own under `limits`, for the paths that bypass the ORM (the integration routes, the SMTP budget's
+ * leases). An idle connection that fails (a database restart, a terminated backend) is logged and replaced on demand:
+ * without this listener pg's 'error' event would end the process.
+ */
+export function limitedPool(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_CONNECT_TIMEOUT' | 'DATABASE_QUERY_TIMEOUT' | 'DATABASE_KEEPALIVE'>, max: number, what: string, extra: pg.PoolConfig = {}): pg.Pool {
+  const pool = new PgPool({ connectionString: config.DATABASE_URL, max, ...pgOptions(databaseLimits(config)), ...extra });
+  pool.on('connect', dropOnReadTimeout);
+  pool.on('error', (err) => log.warn(`idle ${what} connection failed`, { error: err.message }));
+  return pool;
 }
