@@ -38,8 +38,19 @@ export function requestEm(c: Context<AppEnv>): EntityManager {
   return em;
 }
 
-/** What the job services work with for this request: its EntityManager, its organization, Temporal. */
+/**
+ * What the job services work with for this request: its EntityManager, its organization, Temporal. The
+ * EntityManager is forked only when a service first reads it: the single-address check answers a malformed address
+ * without one.
+ */
 export function jobContext(c: Context<AppEnv>): JobContext {
   const { temporal, config } = c.var.deps;
-  return { em: requestEm(c), organizationId: c.var.principal.organizationId, temporal, config };
+  return {
+    get em() {
+      return requestEm(c);
+    },
+    organizationId: c.var.principal.organizationId,
+    temporal,
+    config,
+  };
 }
