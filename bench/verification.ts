@@ -311,6 +311,7 @@ try {
     const smallList = await generatedList(small, group, 20, 'small');
     step(`large: job of ${LARGE.toLocaleString('en')} addresses over ${group.domains.toLocaleString('en')} hosts, and a 20-address job of another organization 3 s in`);
     // The process's RSS while the job runs (the API and the worker are both here; the lists are in the database).
+    const fleetBefore = await ask<{ sessions: number; rcpts: number }>('stats');
     const rssBefore = process.memoryUsage.rss();
     let peakRss = rssBefore;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
@@ -322,6 +323,19 @@ try {
     if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== LARGE - expectedValid)
       throw new Error(`wrong results: ${JSON.stringify(run.job)}`);
     ratioLine('large', LARGE, run, 0.7);
+    // The fleet's own count of what the two jobs cost it; the floor makes one session and one RCPT more per host.
+    const fleetAfter = await ask<{ sessions: number; rcpts: number }>('stats');
+    const within = smtpIntervals.filter(([s, e]) => e >= run.started && s <= run.ended);
+    const firstSmtp = Math.min(...within.map(([s]) => s));
+    const lastSmtp = Math.max(...within.map(([, e]) => e));
+    report.push(
+      `            POST to the first address asked ${((firstSmtp - run.started) / 1000).toFixed(2)} s; the last answer to \`completed\` seen ${((run.ended - lastSmtp) / 1000).toFixed(2)} s`,
+    );
+    const sessions = fleetAfter.sessions - fleetBefore.sessions;
+    const rcpts = fleetAfter.rcpts - fleetBefore.rcpts;
+    report.push(
+      `            the fleet saw ${sessions.toLocaleString('en')} sessions (${(sessions / group.domains).toFixed(2)} per host; the floor: 1) and ${rcpts.toLocaleString('en')} RCPTs (${(rcpts / (LARGE + 20)).toFixed(3)} per address; the floor: ${((LARGE + group.domains) / LARGE).toFixed(3)})`,
+    );
     const events = await historyOf(temporal.env.client, `verification-${run.jobId}`);
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     report.push(

@@ -187,12 +187,23 @@ export class HostChannel {
     return this.#queue.length;
   }
 
-  /** Opens sessions while there is work for more than the open ones and the pacing allows. */
+  /** Real addresses waiting (catch-all probes left out). */
+  #queuedAddresses(): number {
+    let n = 0;
+    for (const item of this.#queue) if (!item.done && !item.isolated) n += 1;
+    return n;
+  }
+
+  /**
+   * Opens sessions while there is work for more than the open ones and the pacing allows. Work means
+   * real addresses: a session asks the catch-all probes in a short transaction of their own before
+   * them, so a probe is no reason for another session (each costs a connection, a greeting and EHLO).
+   */
   #pump(): void {
     for (;;) {
       const live = this.#live();
       if (live === 0 || this.#sessions >= this.pacing.allowed) return;
-      if (this.#sessions > 0 && live <= this.#sessions * this.#ctx.batchSize) return;
+      if (this.#sessions > 0 && this.#queuedAddresses() <= this.#sessions * this.#ctx.batchSize) return;
       const wait = this.pacing.waitBeforeOpen();
       if (wait > 0) {
         if (this.#timer === null) {

@@ -287,6 +287,19 @@ describe('provider limits', () => {
     expect(overridden.peakSessions('mx.wide.test')).toBe(4);
     expect(host('mx.wide.test').stats.maxConcurrentSessions).toBeLessThanOrEqual(4);
   });
+
+  it('opens no second session for a domain whose addresses fit one transaction: the catch-all probe rides along', async () => {
+    const emails = Array.from({ length: 5 }, (_, k) => `y${k}@wide.test`);
+    const before = host('mx.wide.test').stats.sessions;
+    const prober = proberFor({ rcptPerTransaction: 5 });
+    const outcome = await prober.probeDomain('wide.test', emails);
+    expect(outcome.outcomes).toHaveLength(5);
+    expect(host('mx.wide.test').stats.sessions - before).toBe(1);
+    // One more address than a transaction holds is work for a second session.
+    const more = proberFor({ rcptPerTransaction: 5 });
+    await more.probeDomain('wide.test', [...emails, 'y5@wide.test']);
+    expect(more.peakSessions('mx.wide.test')).toBe(2);
+  });
 });
 
 describe('connection slots', () => {
