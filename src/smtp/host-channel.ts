@@ -54,6 +54,8 @@ interface Item {
   /** The catch-all probe: a transaction of its own, so it cannot colour the real addresses. */
   isolated: boolean;
   done: boolean;
+  /** In the queue and counted in its totals (a done item may still sit in the array until it is compacted). */
+  queued: boolean;
   resolve: (answer: RcptAnswer) => void;
 }
 
@@ -89,6 +91,13 @@ export class HostChannel {
   readonly pacing: HostPacing;
   readonly #ctx: ChannelContext;
   #queue: Item[] = [];
+  /**
+   * Items of the queue not yet done, and how many of them are real addresses: kept as counts, since an ask must
+   * not cost a pass over a queue that holds a large job's addresses at a shared host (that made queueing
+   * quadratic: 50,000 asks at one host blocked the event loop for seconds).
+   */
+  #waiting = 0;
+  #waitingAddresses = 0;
   /** Sessions opening or open (each holds, or waits for, a connection slot). */
   #sessions = 0;
   /** Sessions past their greeting and EHLO. */
@@ -134,11 +143,11 @@ export class HostChannel {
 
   /** Addresses waiting here plus sessions at work: how busy this egress is with the host. */
   get load(): number {
-    return this.#live() + this.#sessions * this.#ctx.batchSize;
+    return this.#waiting + this.#sessions * this.#ctx.batchSize;
   }
 
   get idle(): boolean {
-    return this.#sessions === 0 && this.#queue.length === 0;
+    return this.#sessions === 0 && this.#waiting === 0;
   }
 
   ask(
@@ -149,9 +158,10 @@ export class HostChannel {
     signal?.throwIfAborted();
     return new Promise<RcptAnswer>((resolve, reject) => {
       const onAbort = (): void => {
+        this.#unqueue(item);
         item.done = true;
         reject(signal?.reason);
-        if (this.#live() === 0) {
+        if (this.#waiting === 0) {
           this.#opening.abort(signal?.reason);
           this.#opening = new AbortController();
         }
@@ -161,15 +171,17 @@ export class HostChannel {
         owner: options.owner,
         isolated: options.isolated ?? false,
         done: false,
+        queued: false,
         resolve: (answer) => {
           if (item.done) return;
+          this.#unqueue(item);
           item.done = true;
           signal?.removeEventListener('abort', onAbort);
           resolve(answer);
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(item);
+      this.#enqueue([item], 'back');
       this.#pump();
     });
   }
@@ -182,16 +194,31 @@ export class HostChannel {
     }
   }
 
-  #live(): number {
-    this.#queue = this.#queue.filter((item) => !item.done);
-    return this.#queue.length;
+  #enqueue(items: Item[], end: 'front' | 'back'): void {
+    const live = items.filter((item) => !item.done);
+    for (const item of live) {
+      item.queued = true;
+      this.#waiting += 1;
+      if (!item.isolated) this.#waitingAddresses += 1;
+    }
+    if (end === 'back') for (const item of live) this.#queue.push(item);
+    else this.#queue.unshift(...live);
   }
 
-  /** Real addresses waiting (catch-all probes left out). */
-  #queuedAddresses(): number {
-    let n = 0;
-    for (const item of this.#queue) if (!item.done && !item.isolated) n += 1;
-    return n;
+  /** The item leaves the counts (taken into a transaction, answered or abandoned). */
+  #unqueue(item: Item): void {
+    if (!item.queued) return;
+    item.queued = false;
+    this.#waiting -= 1;
+    if (!item.isolated) this.#waitingAddresses -= 1;
+  }
+
+  /** Takes every item out of the queue, for answering them all at once. */
+  #drain(): Item[] {
+    const items = this.#queue.filter((item) => !item.done);
+    this.#queue = [];
+    for (const item of items) this.#unqueue(item);
+    return items;
   }
 
   /**
@@ -201,9 +228,8 @@ export class HostChannel {
    */
   #pump(): void {
     for (;;) {
-      const live = this.#live();
-      if (live === 0 || this.#sessions >= this.pacing.allowed) return;
-      if (this.#sessions > 0 && this.#queuedAddresses() <= this.#sessions * this.#ctx.batchSize) return;
+      if (this.#waiting === 0 || this.#sessions >= this.pacing.allowed) return;
+      if (this.#sessions > 0 && this.#waitingAddresses <= this.#sessions * this.#ctx.batchSize) return;
       const wait = this.pacing.waitBeforeOpen();
       if (wait > 0) {
         if (this.#timer === null) {
@@ -230,11 +256,11 @@ export class HostChannel {
       const owner = this.#leastQueuedOwner();
       if (owner === undefined) return;
       release = await this.#ctx.slots.acquire(owner);
-      if (this.#live() === 0) return;
+      if (this.#waiting === 0) return;
       if (this.#ctx.budget) {
         const key = { egress: this.#ctx.egress, host: this.host };
         lease = await this.#ctx.budget.acquire(key, this.pacing.limits, { mx_provider: this.provider }, this.#opening.signal);
-        if (lease === null || this.#live() === 0) return;
+        if (lease === null || this.#waiting === 0) return;
         this.pacing.adopt(lease.allowed, lease.patience);
       }
       this.#putFirst(owner);
@@ -249,14 +275,14 @@ export class HostChannel {
       smtpOpenSessions.inc(metric);
       // Postfix announces itself by default, and its soft error limit is known: no trial needed.
       if (/\bPostfix\b/i.test(session.greeting.text)) this.pacing.punishesRejections();
-      const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#live()) };
+      const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#waiting) };
       const trial = this.pacing.patience === 'trial';
       let answered = 0;
       let end: SessionEnd = { drained: false, reason: 'nothing to ask' };
       try {
         while ((end = await this.#transaction(session, budget, () => (answered += 1))).drained) {
           // Between transactions the slot goes back to the ring when another owner waits for one.
-          if (this.#live() === 0 || this.#ctx.slots.othersWaiting(owner)) return;
+          if (this.#waiting === 0 || this.#ctx.slots.othersWaiting(owner)) return;
           const rset = await session.rset();
           if (!isPositive(rset)) return;
           // A small job whose addresses joined this host's queue meanwhile is served next.
@@ -269,12 +295,12 @@ export class HostChannel {
       this.#fruitlessRun = answered > 0 ? 0 : this.#fruitlessRun + 1;
       if (this.#fruitlessRun > this.#ctx.maxReconnects) {
         this.#fruitlessRun = 0;
-        for (const item of this.#queue.splice(0))
+        for (const item of this.#drain())
           item.resolve({ kind: 'failure', reason: end.reason, host: this.host, attempt: session.attempt(item.address) });
       }
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) {
-        for (const item of this.#queue.splice(0))
+        for (const item of this.#drain())
           item.resolve({
             kind: 'failure',
             reason: error instanceof Error ? error.message : String(error),
@@ -296,7 +322,7 @@ export class HostChannel {
   }
 
   #giveUpHost({ reason, opening }: Unusable): void {
-    for (const item of this.#queue.splice(0))
+    for (const item of this.#drain())
       item.resolve({ kind: 'unusable', reason, ...(opening ? { attempt: { at: opening.at, opening, lines: [] } } : {}) });
   }
 
@@ -321,15 +347,17 @@ export class HostChannel {
 
   /** The next transaction's addresses: up to batchSize catch-all probes, or as many real ones. */
   #take(): Item[] {
-    this.#live();
-    const first = this.#queue[0];
+    const first = this.#queue.find((item) => !item.done);
     if (!first) return [];
     // Catch-all probes of several domains share a transaction, but never one with real addresses.
     const batch: Item[] = [];
     const rest: Item[] = [];
     for (const item of this.#queue) {
-      if (item.isolated === first.isolated && batch.length < this.#ctx.batchSize) batch.push(item);
-      else rest.push(item);
+      if (item.done) continue;
+      if (item.isolated === first.isolated && batch.length < this.#ctx.batchSize) {
+        this.#unqueue(item);
+        batch.push(item);
+      } else rest.push(item);
     }
     this.#queue = rest;
     return batch;
@@ -337,7 +365,7 @@ export class HostChannel {
 
   /** Puts unanswered addresses back in front, in their order, for the next session. */
   #requeue(items: Item[]): void {
-    this.#queue.unshift(...items.filter((item) => !item.done));
+    this.#enqueue(items, 'front');
   }
 
   /**
