@@ -8,6 +8,7 @@ import type { FairSlots } from './fair-slots.ts';
 import { HostPacing } from './pacing.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import type { SocksProxy } from '../domain/socks-proxy.ts';
+import { HostQueue, type QueuedItem } from './host-queue.ts';
 import { SmtpSession } from './session.ts';
 import type { SessionLease, SharedBudget } from './shared-budget.ts';
 import type { TlsResumption } from './connection.ts';
@@ -48,14 +49,7 @@ export interface ChannelContext {
   budget?: SharedBudget | null;
 }
 
-interface Item {
-  address: string;
-  owner: string;
-  /** The catch-all probe: a transaction of its own, so it cannot colour the real addresses. */
-  isolated: boolean;
-  done: boolean;
-  /** In the queue and counted in its totals (a done item may still sit in the array until it is compacted). */
-  queued: boolean;
+interface Item extends QueuedItem {
   resolve: (answer: RcptAnswer) => void;
 }
 
@@ -90,14 +84,7 @@ export class HostChannel {
   readonly provider: MxProvider;
   readonly pacing: HostPacing;
   readonly #ctx: ChannelContext;
-  #queue: Item[] = [];
-  /**
-   * Items of the queue not yet done, and how many of them are real addresses: kept as counts, since an ask must
-   * not cost a pass over a queue that holds a large job's addresses at a shared host (that made queueing
-   * quadratic: 50,000 asks at one host blocked the event loop for seconds).
-   */
-  #waiting = 0;
-  #waitingAddresses = 0;
+  readonly #queue = new HostQueue<Item>();
   /** Sessions opening or open (each holds, or waits for, a connection slot). */
   #sessions = 0;
   /** Sessions past their greeting and EHLO. */
@@ -143,11 +130,11 @@ export class HostChannel {
 
   /** Addresses waiting here plus sessions at work: how busy this egress is with the host. */
   get load(): number {
-    return this.#waiting + this.#sessions * this.#ctx.batchSize;
+    return this.#queue.waiting + this.#sessions * this.#ctx.batchSize;
   }
 
   get idle(): boolean {
-    return this.#sessions === 0 && this.#waiting === 0;
+    return this.#sessions === 0 && this.#queue.waiting === 0;
   }
 
   ask(
@@ -158,10 +145,10 @@ export class HostChannel {
     signal?.throwIfAborted();
     return new Promise<RcptAnswer>((resolve, reject) => {
       const onAbort = (): void => {
-        this.#unqueue(item);
+        this.#queue.unqueue(item);
         item.done = true;
         reject(signal?.reason);
-        if (this.#waiting === 0) {
+        if (this.#queue.waiting === 0) {
           this.#opening.abort(signal?.reason);
           this.#opening = new AbortController();
         }
@@ -174,51 +161,22 @@ export class HostChannel {
         queued: false,
         resolve: (answer) => {
           if (item.done) return;
-          this.#unqueue(item);
+          this.#queue.unqueue(item);
           item.done = true;
           signal?.removeEventListener('abort', onAbort);
           resolve(answer);
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#enqueue([item], 'back');
+      this.#queue.push(item);
       this.#pump();
     });
   }
 
   /** Withdraws addresses whose answer is no longer needed (the domain turned out catch-all). */
   withdraw(addresses: ReadonlySet<string>, owner: string): void {
-    for (const item of this.#queue) {
-      if (item.owner === owner && addresses.has(item.address))
-        item.resolve({ kind: 'failure', reason: 'withdrawn', host: this.host });
-    }
-  }
-
-  #enqueue(items: Item[], end: 'front' | 'back'): void {
-    const live = items.filter((item) => !item.done);
-    for (const item of live) {
-      item.queued = true;
-      this.#waiting += 1;
-      if (!item.isolated) this.#waitingAddresses += 1;
-    }
-    if (end === 'back') for (const item of live) this.#queue.push(item);
-    else this.#queue.unshift(...live);
-  }
-
-  /** The item leaves the counts (taken into a transaction, answered or abandoned). */
-  #unqueue(item: Item): void {
-    if (!item.queued) return;
-    item.queued = false;
-    this.#waiting -= 1;
-    if (!item.isolated) this.#waitingAddresses -= 1;
-  }
-
-  /** Takes every item out of the queue, for answering them all at once. */
-  #drain(): Item[] {
-    const items = this.#queue.filter((item) => !item.done);
-    this.#queue = [];
-    for (const item of items) this.#unqueue(item);
-    return items;
+    for (const item of this.#queue.find(owner, addresses))
+      item.resolve({ kind: 'failure', reason: 'withdrawn', host: this.host });
   }
 
   /**
@@ -228,8 +186,8 @@ export class HostChannel {
    */
   #pump(): void {
     for (;;) {
-      if (this.#waiting === 0 || this.#sessions >= this.pacing.allowed) return;
-      if (this.#sessions > 0 && this.#waitingAddresses <= this.#sessions * this.#ctx.batchSize) return;
+      if (this.#queue.waiting === 0 || this.#sessions >= this.pacing.allowed) return;
+      if (this.#sessions > 0 && this.#queue.waitingAddresses <= this.#sessions * this.#ctx.batchSize) return;
       const wait = this.pacing.waitBeforeOpen();
       if (wait > 0) {
         if (this.#timer === null) {
@@ -253,17 +211,17 @@ export class HostChannel {
     let session: SmtpSession | null = null;
     const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
     try {
-      const owner = this.#leastQueuedOwner();
+      const owner = this.#queue.leastQueuedOwner();
       if (owner === undefined) return;
       release = await this.#ctx.slots.acquire(owner);
-      if (this.#waiting === 0) return;
+      if (this.#queue.waiting === 0) return;
       if (this.#ctx.budget) {
         const key = { egress: this.#ctx.egress, host: this.host };
         lease = await this.#ctx.budget.acquire(key, this.pacing.limits, { mx_provider: this.provider }, this.#opening.signal);
-        if (lease === null || this.#waiting === 0) return;
+        if (lease === null || this.#queue.waiting === 0) return;
         this.pacing.adopt(lease.allowed, lease.patience);
       }
-      this.#putFirst(owner);
+      this.#queue.putFirst(owner);
       const opened = await this.#open();
       if (!(opened instanceof SmtpSession)) {
         // A session of this host that is open still works through the queue; with none, give up.
@@ -275,18 +233,18 @@ export class HostChannel {
       smtpOpenSessions.inc(metric);
       // Postfix announces itself by default, and its soft error limit is known: no trial needed.
       if (/\bPostfix\b/i.test(session.greeting.text)) this.pacing.punishesRejections();
-      const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#waiting) };
+      const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#queue.waiting) };
       const trial = this.pacing.patience === 'trial';
       let answered = 0;
       let end: SessionEnd = { drained: false, reason: 'nothing to ask' };
       try {
         while ((end = await this.#transaction(session, budget, () => (answered += 1))).drained) {
           // Between transactions the slot goes back to the ring when another owner waits for one.
-          if (this.#waiting === 0 || this.#ctx.slots.othersWaiting(owner)) return;
+          if (this.#queue.waiting === 0 || this.#ctx.slots.othersWaiting(owner)) return;
           const rset = await session.rset();
           if (!isPositive(rset)) return;
           // A small job whose addresses joined this host's queue meanwhile is served next.
-          this.#putFirst(this.#leastQueuedOwner() ?? owner);
+          this.#queue.putFirst(this.#queue.leastQueuedOwner() ?? owner);
         }
       } finally {
         if (trial) this.pacing.trialUndecided();
@@ -295,12 +253,12 @@ export class HostChannel {
       this.#fruitlessRun = answered > 0 ? 0 : this.#fruitlessRun + 1;
       if (this.#fruitlessRun > this.#ctx.maxReconnects) {
         this.#fruitlessRun = 0;
-        for (const item of this.#drain())
+        for (const item of this.#queue.drain())
           item.resolve({ kind: 'failure', reason: end.reason, host: this.host, attempt: session.attempt(item.address) });
       }
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) {
-        for (const item of this.#drain())
+        for (const item of this.#queue.drain())
           item.resolve({
             kind: 'failure',
             reason: error instanceof Error ? error.message : String(error),
@@ -322,50 +280,8 @@ export class HostChannel {
   }
 
   #giveUpHost({ reason, opening }: Unusable): void {
-    for (const item of this.#drain())
+    for (const item of this.#queue.drain())
       item.resolve({ kind: 'unusable', reason, ...(opening ? { attempt: { at: opening.at, opening, lines: [] } } : {}) });
-  }
-
-  /**
-   * The owner with the fewest addresses waiting here: a session is asked for in its name, so a small
-   * job on a host shared with a large one gets the small job's turn in the slot ring.
-   */
-  #leastQueuedOwner(): string | undefined {
-    const counts = new Map<string, number>();
-    for (const item of this.#queue) if (!item.done) counts.set(item.owner, (counts.get(item.owner) ?? 0) + 1);
-    let best: string | undefined;
-    for (const [owner, n] of counts) if (best === undefined || n < (counts.get(best) ?? 0)) best = owner;
-    return best;
-  }
-
-  /** Moves `owner`'s addresses to the front (order kept within each owner): its session serves it first. */
-  #putFirst(owner: string): void {
-    const mine = this.#queue.filter((item) => item.owner === owner);
-    if (mine.length === this.#queue.length) return;
-    this.#queue = [...mine, ...this.#queue.filter((item) => item.owner !== owner)];
-  }
-
-  /** The next transaction's addresses: up to batchSize catch-all probes, or as many real ones. */
-  #take(): Item[] {
-    const first = this.#queue.find((item) => !item.done);
-    if (!first) return [];
-    // Catch-all probes of several domains share a transaction, but never one with real addresses.
-    const batch: Item[] = [];
-    const rest: Item[] = [];
-    for (const item of this.#queue) {
-      if (item.done) continue;
-      if (item.isolated === first.isolated && batch.length < this.#ctx.batchSize) {
-        this.#unqueue(item);
-        batch.push(item);
-      } else rest.push(item);
-    }
-    this.#queue = rest;
-    return batch;
-  }
-
-  /** Puts unanswered addresses back in front, in their order, for the next session. */
-  #requeue(items: Item[]): void {
-    this.#enqueue(items, 'front');
   }
 
   /**
@@ -373,7 +289,7 @@ export class HostChannel {
    * another transaction, 'ended' when it must close (the rest of the batch is queued again).
    */
   async #transaction(session: SmtpSession, budget: RejectBudget, onAnswer: () => void): Promise<SessionEnd> {
-    const batch = this.#take();
+    const batch = this.#queue.take(this.#ctx.batchSize);
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
     let settled = 0;
     const host = this.host;
@@ -436,12 +352,12 @@ export class HostChannel {
         }
         if (stop !== null) {
           budget.rejects += rejects;
-          this.#requeue(batch.slice(settled));
+          this.#queue.requeue(batch.slice(settled));
           return { drained: false, reason: stop };
         }
         if (budget.rejects + rejects >= budget.limit) {
           budget.rejects += rejects;
-          this.#requeue(batch.slice(settled));
+          this.#queue.requeue(batch.slice(settled));
           return { drained: false, reason: 'rejection budget of the session spent' };
         }
       }
@@ -460,7 +376,7 @@ export class HostChannel {
       } else if (!(error instanceof SmtpTimeoutError)) {
         this.pacing.throttled();
       }
-      this.#requeue(rest);
+      this.#queue.requeue(rest);
       return { drained: false, reason: error.message };
     }
   }
@@ -470,7 +386,7 @@ export class HostChannel {
     const klass = classifyRcptReply(mail);
     if (klass === 'closing' || klass === 'too-many-recipients') {
       if (isThrottle(mail)) this.pacing.throttled();
-      this.#requeue(batch);
+      this.#queue.requeue(batch);
       return { drained: false, reason: formatReply(mail) };
     }
     for (const item of batch)
