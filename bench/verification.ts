@@ -158,15 +158,15 @@ try {
 
   step('worker (workflow bundle)');
   const deps = createActivityDeps(config, orm);
-  // Every probeDomain call is an interval of SMTP work.
-  const smtpIntervals: Array<[number, number]> = [];
+  // Every probeDomain call is an interval of SMTP work, with the job it was for (its owner).
+  const smtpIntervals: Array<[number, number, string | undefined]> = [];
   const probeDomain = deps.prober.probeDomain.bind(deps.prober);
   deps.prober.probeDomain = async (...args) => {
     const start = Date.now();
     try {
       return await probeDomain(...args);
     } finally {
-      smtpIntervals.push([start, Date.now()]);
+      smtpIntervals.push([start, Date.now(), args[2]?.owner]);
     }
   };
   const { worker, connection } = await createWorker(config, deps);
@@ -326,11 +326,11 @@ try {
     ratioLine('large', LARGE, run, 0.7);
     // The fleet's own count of what the two jobs cost it; the floor makes one session and one RCPT more per host.
     const fleetAfter = await ask<{ sessions: number; rcpts: number }>('stats');
-    const within = smtpIntervals.filter(([s, e]) => e >= run.started && s <= run.ended);
+    const within = smtpIntervals.filter(([s, e, owner]) => owner === run.jobId && e >= run.started && s <= run.ended);
     const firstSmtp = Math.min(...within.map(([s]) => s));
     const lastSmtp = Math.max(...within.map(([, e]) => e));
     report.push(
-      `            POST answered in ${((run.answered - run.started) / 1000).toFixed(2)} s, the first address asked ${((firstSmtp - run.started) / 1000).toFixed(2)} s after the POST; the last answer to \`completed\` seen ${((run.ended - lastSmtp) / 1000).toFixed(2)} s`,
+      `            POST answered in ${((run.answered - run.started) / 1000).toFixed(2)} s, its first address asked ${((firstSmtp - run.started) / 1000).toFixed(2)} s after the POST was sent; its last answer to \`completed\` seen ${((run.ended - lastSmtp) / 1000).toFixed(2)} s`,
     );
     const sessions = fleetAfter.sessions - fleetBefore.sessions;
     const rcpts = fleetAfter.rcpts - fleetBefore.rcpts;
