@@ -7,8 +7,6 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 
-const PgPool = pg.Pool;
-
 export interface DatabaseLimits {
   /** Connecting, and waiting for a pooled connection. */
   connectTimeoutMs: number;
@@ -73,7 +71,7 @@ export function dropOnReadTimeout(client: pg.PoolClient | pg.Client): void {
  * without this listener pg's 'error' event would end the process.
  */
 export function limitedPool(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_CONNECT_TIMEOUT' | 'DATABASE_QUERY_TIMEOUT' | 'DATABASE_KEEPALIVE'>, max: number, what: string, extra: pg.PoolConfig = {}): pg.Pool {
-  const pool = new PgPool({ connectionString: config.DATABASE_URL, max, ...pgOptions(databaseLimits(config)), ...extra });
+  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max, ...pgOptions(databaseLimits(config)), ...extra });
   pool.on('connect', dropOnReadTimeout);
   pool.on('error', (err) => log.warn(`idle ${what} connection failed`, { error: err.message }));
   return pool;

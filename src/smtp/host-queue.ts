@@ -43,6 +43,10 @@ class Lane<T extends QueuedItem> {
     return item;
   }
 
+  get isEmpty(): boolean {
+    return this.peek() === undefined;
+  }
+
   /** Live items, in order (a pass over the lane: for rare operations only). */
   live(): T[] {
     return this.#items.slice(this.#head).filter((item) => !item.done);
@@ -93,14 +97,17 @@ export class HostQueue<T extends QueuedItem> {
 
   /** Puts unanswered items back in front of their owners' queues, in their order, for the next session. */
   requeue(items: readonly T[]): void {
-    const live = items.filter((item) => !item.done);
-    for (const owner of new Set(live.map((item) => item.owner))) {
-      for (const isolated of [true, false]) {
-        const back = live.filter((item) => item.owner === owner && item.isolated === isolated);
-        if (back.length === 0) continue;
-        this.#lane(back[0]!).unshift(back);
-        for (const item of back) this.#count(item);
-      }
+    const byLane = new Map<Lane<T>, T[]>();
+    for (const item of items) {
+      if (item.done) continue;
+      const lane = this.#lane(item);
+      const back = byLane.get(lane);
+      if (back) back.push(item);
+      else byLane.set(lane, [item]);
+    }
+    for (const [lane, back] of byLane) {
+      lane.unshift(back);
+      for (const item of back) this.#count(item);
     }
   }
 
@@ -126,14 +133,14 @@ export class HostQueue<T extends QueuedItem> {
   take(size: number): T[] {
     const front = this.#order[0];
     if (front === undefined) return [];
-    const first = this.#owners.get(front)!;
-    const isolated = first.probes.peek() !== undefined;
+    const isolated = !this.#owners.get(front)!.probes.isEmpty;
     const batch: T[] = [];
     for (const owner of [...this.#order]) {
       const queue = this.#owners.get(owner)!;
       const lane = isolated ? queue.probes : queue.addresses;
-      for (let item = lane.peek(); item && batch.length < size; item = lane.peek()) {
-        lane.shift();
+      while (batch.length < size) {
+        const item = lane.shift();
+        if (!item) break;
         this.unqueue(item);
         batch.push(item);
       }
@@ -144,19 +151,14 @@ export class HostQueue<T extends QueuedItem> {
 
   /** Takes every waiting item out, for answering them all at once. */
   drain(): T[] {
-    const items = this.#order.flatMap((owner) => {
-      const queue = this.#owners.get(owner)!;
-      return [...queue.probes.live(), ...queue.addresses.live()];
-    });
+    const items = this.#order.flatMap((owner) => this.#waitingOf(owner));
     for (const item of items) this.unqueue(item);
     return items;
   }
 
   /** `owner`'s waiting items whose address is in `addresses` (a pass over that owner's queue). */
   find(owner: string, addresses: ReadonlySet<string>): T[] {
-    const queue = this.#owners.get(owner);
-    if (!queue) return [];
-    return [...queue.probes.live(), ...queue.addresses.live()].filter((item) => addresses.has(item.address));
+    return this.#waitingOf(owner).filter((item) => addresses.has(item.address));
   }
 
   /**
@@ -174,6 +176,12 @@ export class HostQueue<T extends QueuedItem> {
   putFirst(owner: string): void {
     if (this.#order[0] === owner || !this.#owners.has(owner)) return;
     this.#order = [owner, ...this.#order.filter((o) => o !== owner)];
+  }
+
+  /** `owner`'s waiting items, probes first (a pass over its queue). */
+  #waitingOf(owner: string): T[] {
+    const queue = this.#owners.get(owner);
+    return queue ? [...queue.probes.live(), ...queue.addresses.live()] : [];
   }
 
   #lane(item: T): Lane<T> {
