@@ -49,11 +49,20 @@ let world: MailWorld;
 const pools: pg.Pool[] = [];
 let db: pg.Pool;
 
-/** One worker process as far as the budget can tell: its own pool and holder. */
-function processBudget(options: { ttlMs?: number; connectionString?: string } = {}): SharedBudget {
-  const pool = new pg.Pool({ connectionString: options.connectionString ?? inject('databaseUrl'), max: 4 });
+/**
+ * A pool the suite ends. pg's pool.end() resolves before its sockets close, so a server stopped right after can still
+ * fail an ending connection: without a listener that error would be uncaught.
+ */
+function openPool(max: number, connectionString = inject('databaseUrl')): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
   pool.on('error', () => undefined);
   pools.push(pool);
+  return pool;
+}
+
+/** One worker process as far as the budget can tell: its own pool and holder. */
+function processBudget(options: { ttlMs?: number; connectionString?: string } = {}): SharedBudget {
+  const pool = openPool(4, options.connectionString);
   return new SharedBudget(pool, { holder: `test ${randomUUID()}`, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
 }
 
@@ -129,8 +138,7 @@ describe('one budget per (egress, MX host) across processes', () => {
   it('the leases of a process that died holding them count until they expire, then the host is free again', async () => {
     // A process took both slots of the host and died: nobody renews or releases its leases.
     const ttlMs = 2_000;
-    const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
-    pools.push(pool);
+    const pool = openPool(1);
     for (let i = 0; i < 2; i += 1) {
       const answer = await acquireLease(
         pool,
@@ -277,8 +285,7 @@ describe('one budget per (egress, MX host) across processes', () => {
       expect(await work).toEqual(expected(REBOOT));
       expect(host('mx.reboot.test').stats.maxConcurrentBySource['127.0.0.1']).toBeLessThanOrEqual(2);
       // Leases committed before the restart are still rows after it, and expire like a dead worker's.
-      const after = new pg.Pool({ connectionString: server.url, max: 1 });
-      pools.push(after);
+      const after = openPool(1, server.url);
       await eventually(
         async () => (await after.query<{ n: number }>("select count(*)::int as n from smtp_lease where host = 'mx.reboot.test' and expires_at > clock_timestamp()")).rows[0]!.n,
         (n) => n === 0,
