@@ -8,10 +8,11 @@ import { scrapeForm } from '../support/scrape.ts';
 // The user's own input at fault: a clear 4xx naming what is wrong, and nothing half-stored.
 let h: Harness;
 let agent: Agent;
+let organizationId: string;
 let listId: string;
 beforeAll(async () => {
   h = await startHarness({ env: { SCRAPE_MAX_ROWS: '20' } });
-  ({ agent } = await h.signup());
+  ({ agent, organizationId } = await h.signup());
   listId = (await agent.post('/api/lists', { name: 'Imports' })).body.id;
 });
 afterAll(() => h.stop());
@@ -36,11 +37,11 @@ describe('malformed CSV → 422 with the reason and the line, nothing stored', (
   });
 
   it.each(BROKEN)('scrape upload: %s', async (_name, csv, reason) => {
-    const before = (await h.sql('select count(*)::int as n from scrape_job'))[0].n;
+    const before = (await h.sql('select count(*)::int as n from scrape_job where organization_id = ?', [organizationId]))[0].n;
     const body = typeof csv === 'string' ? csv.replace(/^email/, 'company') : csv;
     const err = expectError(await agent.post('/api/scrape/jobs', scrapeForm(body, { fields: { name: 'broken' } })), 422, 'unprocessable');
     expect(err.details.reason).toBe(reason);
-    expect((await h.sql('select count(*)::int as n from scrape_job'))[0].n).toBe(before);
+    expect((await h.sql('select count(*)::int as n from scrape_job where organization_id = ?', [organizationId]))[0].n).toBe(before);
   });
 
   it('ragged rows import (short rows padded, extra cells ignored)', async () => {
@@ -89,7 +90,7 @@ describe('text PostgreSQL cannot store → 400 naming the field', () => {
       expect(err.details).toEqual([expect.objectContaining({ path })]);
     }
     // Nothing of a refused request was stored.
-    expect((await h.sql(`select count(*)::int as n from lead_list where name in ('ok', 'a') or name like 'a%b'`))[0].n).toBe(0);
+    expect((await h.sql(`select count(*)::int as n from lead_list where organization_id = ? and (name in ('ok', 'a') or name like 'a%b')`, [organizationId]))[0].n).toBe(0);
   });
 });
 
@@ -112,7 +113,7 @@ describe('a JSON body that is not UTF-8 → 400 invalid_encoding, on every JSON 
       const err = expectError(await pending, 400, 'validation_error');
       expect(err.details).toEqual([expect.objectContaining({ path: 'json', reason: 'invalid_encoding' })]);
     }
-    expect((await h.sql(`select count(*)::int as n from lead_list where name like 'J%rgen'`))[0].n).toBe(0);
+    expect((await h.sql(`select count(*)::int as n from lead_list where organization_id = ? and name like 'J%rgen'`, [organizationId]))[0].n).toBe(0);
     expect(await leadCount()).toBe(leadsBefore);
     // The same text as UTF-8 is fine.
     expect((await agent.post('/api/lists', Buffer.from('{"name":"Jürgen"}'), json)).status).toBe(201);
