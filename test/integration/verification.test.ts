@@ -185,12 +185,13 @@ describe('smtp_only', () => {
       ...list.map((a) => a.email),
       list[0]!.email.toUpperCase(),
       'broken@@address',
+      'no-at-sign',
     ]);
     const created = await startJob(agent, listId, 'smtp_only');
     const job = await waitForJob(agent, created.id, inStage('completed'));
 
     const rows = await allResults(agent, job.id);
-    expect(rows).toHaveLength(list.length + 1);
+    expect(rows).toHaveLength(list.length + 2);
     for (const a of list) {
       const row = rows.find((r) => r.email === a.email);
       expect({ email: a.email, result: row?.result }).toEqual({ email: a.email, result: a.expected });
@@ -205,11 +206,14 @@ describe('smtp_only', () => {
       // The mail world's hosts belong to no big provider; without SMTP there is none.
       expect(row.mxProvider).toBe(row.source === 'smtp' ? 'other' : null);
     }
+    // Malformed addresses: their domain is the text after the last '@', or none without one.
     expect(rows.find((r) => r.email === 'broken@@address')).toMatchObject({
+      domain: 'address',
       result: 'Invalid',
       source: 'precheck',
       reason: expect.stringContaining('syntax'),
     });
+    expect(rows.find((r) => r.email === 'no-at-sign')).toMatchObject({ domain: '', result: 'Invalid', source: 'precheck' });
     expect(rows.find((r) => r.email === knownAddress('good.test', 0))).toMatchObject({
       mxHost: 'mx1.good.test',
       reason: expect.stringMatching(/^250 /),
@@ -219,7 +223,7 @@ describe('smtp_only', () => {
     const count = (result: string) => rows.filter((r) => r.result === result).length;
     expectCountsAgree(job);
     expect(job).toMatchObject({
-      totalEmails: list.length + 1,
+      totalEmails: list.length + 2,
       smtpValidCount: count('Valid'),
       smtpInvalidCount: count('Invalid'),
       smtpCatchAllCount: count('Catch-All'),
@@ -231,7 +235,7 @@ describe('smtp_only', () => {
     expect(job.smtpCompletedAt).not.toBeNull();
     expect(job.completedAt).not.toBeNull();
     expect(job.coveragePercentage).toBe(
-      Math.round(((count('Valid') + count('Invalid')) / (list.length + 1)) * 10_000) / 100,
+      Math.round(((count('Valid') + count('Invalid')) / (list.length + 2)) * 10_000) / 100,
     );
 
     const leads = await h.sql(`select email, email_status, email_verified_at from lead where list_id = ?`, [
