@@ -95,7 +95,10 @@ export class HostQueue<T extends QueuedItem> {
     this.#count(item);
   }
 
-  /** Puts unanswered items back in front of their owners' queues, in their order, for the next session. */
+  /**
+   * Puts unanswered items back in front, in their order, for the next session: in front of their owners' queues,
+   * and their owners first in turn (an owner whose items were all taken had left the turn order).
+   */
   requeue(items: readonly T[]): void {
     const byLane = new Map<Lane<T>, T[]>();
     for (const item of items) {
@@ -109,6 +112,8 @@ export class HostQueue<T extends QueuedItem> {
       lane.unshift(back);
       for (const item of back) this.#count(item);
     }
+    const owners = [...new Set(items.filter((item) => item.queued).map((item) => item.owner))];
+    for (const owner of owners.reverse()) this.putFirst(owner);
   }
 
   /** The item leaves the counts (answered or abandoned while waiting); it is skipped where it sits. */

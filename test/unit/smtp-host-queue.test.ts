@@ -42,6 +42,15 @@ describe('HostQueue', () => {
     expect(addresses(queue.take(10))).toEqual(['x2', 'x5']);
   });
 
+  it('serves requeued items next, even when their owner had no other item waiting', () => {
+    const queue = new HostQueue<QueuedItem>();
+    for (const i of [item('a0', 'a'), item('a1', 'a'), item('b0', 'b')]) queue.push(i);
+    const batch = queue.take(2);
+    expect(addresses(batch)).toEqual(['a0', 'a1']);
+    queue.requeue(batch);
+    expect(addresses(queue.take(3))).toEqual(['a0', 'a1', 'b0']);
+  });
+
   it('finds an owner’s waiting addresses to withdraw, and drains everything at once', () => {
     const queue = new HostQueue<QueuedItem>();
     for (const i of [item('a@c.test', 'one'), item('b@c.test', 'one'), item('a@c.test', 'two'), item('p@c.test', 'one', true)]) queue.push(i);
