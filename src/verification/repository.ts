@@ -19,15 +19,6 @@ import type { IVerificationJob } from '../db/entities/verification-job.ts';
  */
 const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
-/**
- * Row ids for one large insert, still UUIDv7 and unique: the statement draws one UUIDv7, keeps its first 28
- * characters (its time, version, variant and 42 random bits) and the last 8 hex digits count its rows
- * (`row_number() over ()`, up to 4,294,967,295). A UUIDv7 per row cost 2 s of the 12–18 s that snapshotting
- * a 1,000,000-address list took. `prefix` is the column of a one-row subquery of UUID_V7_PREFIX_SQL.
- */
-const UUID_V7_PREFIX_SQL = `left((${UUID_V7_SQL})::text, 28)`;
-const COUNTED_UUID_SQL = `(p.prefix || lpad(to_hex(row_number() over ()), 8, '0'))::uuid`;
-
 /** Everything the job's read routes show that is aggregated from its result and spend rows. */
 export interface VerificationJobCounts {
   processed: number;
@@ -99,10 +90,14 @@ export async function createVerificationJob(
     // Lead addresses are stored normalized (ASCII domain), so the text after the last '@' is the
     // domain the prober derives for every address of valid syntax ('' without one). split_part, not a
     // regular expression: 0.15 instead of 1.7 s at 1,000,000 addresses.
+    // Row ids stay UUIDv7 and unique at a fraction of the cost (a UUIDv7 per row took 2 s at 1,000,000): the
+    // statement draws one, keeps its first 28 characters (time, version, variant and 42 random bits) and counts
+    // its rows in the last 8 hex digits (up to 4,294,967,295).
     const inserted = await tx.execute<QueryResult>(
       `insert into verification_result (id, job_id, email, domain)
-       select ${COUNTED_UUID_SQL}, ?, e.email, case when strpos(e.email, '@') > 0 then split_part(e.email, '@', -1) else '' end
-       from (select ${UUID_V7_PREFIX_SQL} as prefix) p,
+       select (p.prefix || lpad(to_hex(row_number() over ()), 8, '0'))::uuid, ?, e.email,
+              case when strpos(e.email, '@') > 0 then split_part(e.email, '@', -1) else '' end
+       from (select left((${UUID_V7_SQL})::text, 28) as prefix) p,
             (select distinct lower(email) as email from lead where list_id = ? and email is not null and email <> '') e`,
       [job.id, listId],
       'run',
