@@ -83,13 +83,16 @@ function outcome(
   mxProvider: MxProvider | null = null,
   evidence: Evidence = NO_EVIDENCE,
 ): ProbeOutcome {
+  const provider = mxHost ? providerOfHost(mxHost) : mxProvider;
   return {
     email: entry.email,
     result,
     source,
     reason: reason + describeFlags(entry.flags),
     mxHost,
-    mxProvider: mxHost ? providerOfHost(mxHost) : mxProvider,
+    mxProvider: provider,
+    mailboxProvider: provider,
+    mailboxProviderSignals: provider ? ['mx'] : [],
     ...evidence,
     flags: entry.flags,
   };

@@ -86,6 +86,8 @@ export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   reason: o.reason,
   mxHost: o.mxHost,
   mxProvider: o.mxProvider,
+  mailboxProvider: o.mailboxProvider,
+  mailboxProviderSignals: o.mailboxProviderSignals,
   smtpCode: o.smtpCode,
   enhancedCode: o.enhancedCode,
   attempts: o.attempts,
@@ -179,6 +181,7 @@ async function probeDomain(
   let isCatchAll = domain.isCatchAll;
   let mxHost: string | null = null;
   let catchAllReason = 'catch-all: the domain accepted a random address';
+  let mailbox: Pick<ProbeOutcome, 'mailboxProvider' | 'mailboxProviderSignals'> | null = null;
   for await (const page of pages) {
     if (isCatchAll === true) {
       // Known from an earlier page (or attempt): nothing more to ask the server.
@@ -190,6 +193,8 @@ async function probeDomain(
           reason: catchAllReason,
           mxHost,
           mxProvider: mxHost ? providerOfHost(mxHost) : null,
+          mailboxProvider: mailbox?.mailboxProvider ?? (mxHost ? providerOfHost(mxHost) : null),
+          mailboxProviderSignals: mailbox?.mailboxProviderSignals ?? (mxHost ? ['mx'] : []),
           apiPending: false,
         });
       }
@@ -210,7 +215,10 @@ async function probeDomain(
       isCatchAll = outcome.isCatchAll ?? isCatchAll;
       mxHost = outcome.mxHost ?? mxHost;
       const catchAllOutcome = outcome.outcomes.find((o) => o.result === 'Catch-All');
-      if (catchAllOutcome) catchAllReason = catchAllOutcome.reason;
+      if (catchAllOutcome) {
+        catchAllReason = catchAllOutcome.reason;
+        mailbox = catchAllOutcome;
+      }
     }
     // More pages may follow: they (and a retry) must know the verdict.
     if (page.length === PAGE_SIZE) writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: false });
@@ -248,6 +256,8 @@ async function precheckDomain(
           reason: null,
           mxHost: checked.mxHost,
           mxProvider: null, // no SMTP was attempted
+          mailboxProvider: null,
+          mailboxProviderSignals: [],
           apiPending: true,
         });
       }

@@ -1,6 +1,7 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../domain/lead.ts';
+import type { MailboxSignal } from '../domain/catch-all.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 import {
@@ -107,6 +108,8 @@ export interface SmtpOutcomeRow {
   reason: string | null;
   mxHost: string | null;
   mxProvider: MxProvider | null;
+  mailboxProvider: MxProvider | null;
+  mailboxProviderSignals: MailboxSignal[];
   /** Evidence of the SMTP answer (CONTRACT §10); absent when no SMTP was attempted. */
   smtpCode?: number | null;
   enhancedCode?: string | null;
@@ -130,12 +133,13 @@ export interface SmtpOutcomeRow {
 export const STORE_SMTP_BATCH_SQL = `with stored as (
        update verification_result r set
          smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
+         mailbox_provider = v.mailbox_provider, mailbox_provider_signals = v.mailbox_provider_signals,
          -- An address deferred earlier counts those attempts too.
          smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = coalesce(r.deferred_attempts, 0) + v.attempts,
          transcript = r.transcript || v.transcript,
          api_status = case when v.api_pending then 'pending' end,
          smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, mailbox_provider text, mailbox_provider_signals jsonb, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
        where r.id = v.id and r.smtp_checked_at is null
        returning r.email, r.result, r.checked_at
      ), leads as (${WRITE_BATCH_TO_LEADS})
@@ -168,6 +172,8 @@ export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcom
     reason: r.reason,
     mx_host: r.mxHost,
     mx_provider: r.mxProvider,
+    mailbox_provider: r.mailboxProvider,
+    mailbox_provider_signals: r.mailboxProviderSignals,
     smtp_code: r.smtpCode ?? null,
     enhanced_code: r.enhancedCode ?? null,
     attempts: r.attempts ?? 0,
