@@ -16,6 +16,7 @@ import {
 } from '../domain/verification.ts';
 import { JobGoneError } from '../errors.ts';
 import { newId } from '../db/entities/common.ts';
+import { SCORE_WEIGHTS } from '../domain/catch-all-score.ts';
 import { recordDeferred, settleDeferred } from './repository-deferred.ts';
 import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './repository-transcript.ts';
@@ -356,13 +357,16 @@ export async function recordApiVerdicts(
     );
     await tx.execute(
       `with stored as (
-         update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done'
+         update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done',
+           -- A provider's Catch-All keeps the score the SMTP stage gave it, or gets the model's starting score (CONTRACT §12).
+           catch_all_score = case when v.result = 'Catch-All' then coalesce(r.catch_all_score, ?) end,
+           catch_all_reasons = case when v.result = 'Catch-All' and r.catch_all_score is null then '["domain_catch_all"]'::jsonb else r.catch_all_reasons end
          from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
          where r.id = v.id and r.api_status = 'pending'
          returning r.email, r.result, r.checked_at
        ), leads as (${WRITE_BATCH_TO_LEADS})
        select count(*) from stored`,
-      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
+      [SCORE_WEIGHTS.base, JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
     );
     return spend.affectedRows;
   });

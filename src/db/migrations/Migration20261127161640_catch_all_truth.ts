@@ -11,6 +11,8 @@ export class Migration20261127161640_catch_all_truth extends Migration {
     this.addSql(`create table "send_outcome" ("id" uuid not null, "organization_id" uuid not null, "email" varchar(254) not null, "outcome" text not null, "bounce_type" text null, "at" timestamptz not null, "created_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`alter table "send_outcome" add constraint "send_outcome_organization_id_email_unique" unique ("organization_id", "email");`);
 
+    this.addSql(`alter table "verification_job" add "templates_learned_at" timestamptz null;`);
+
     this.addSql(`alter table "verification_result" drop constraint "verification_result_source_check";`);
     this.addSql(`alter table "verification_result" add "mailbox_provider" text null, add "mailbox_provider_signals" jsonb not null default '[]', add "catch_all_score" int null, add "catch_all_reasons" jsonb not null default '[]', add "directory_result" int null;`);
     this.addSql(`create index "verification_result_catch_all_score_index" on "verification_result" ("job_id", "catch_all_score") where "result" = 'Catch-All';`);
@@ -27,6 +29,8 @@ export class Migration20261127161640_catch_all_truth extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "domain_template_share" cascade;`);
     this.addSql(`drop table if exists "send_outcome" cascade;`);
+
+    this.addSql(`alter table "verification_job" drop column "templates_learned_at";`);
 
     this.addSql(`drop index "verification_result_catch_all_score_index";`);
     this.addSql(`alter table "verification_result" drop constraint "verification_result_mailbox_provider_check";`);
