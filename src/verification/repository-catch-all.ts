@@ -68,23 +68,23 @@ export async function scoreContext(
   const [names, found, prior, templates] = await Promise.all([
     em.execute(
       `select distinct on (email_key) email_key, first_name, last_name from lead
-       where list_id = ? and email_key = any(?) and coalesce(first_name, '') <> '' and coalesce(last_name, '') <> ''
+       where list_id = ? and email_key in (?) and coalesce(first_name, '') <> '' and coalesce(last_name, '') <> ''
        order by email_key, id`,
       [job.listId, emails],
     ),
     em.execute(
-      `select lower(work_email) as email from lead where list_id = ? and lower(work_email) = any(?)
-       union select lower(personal_email) from lead where list_id = ? and lower(personal_email) = any(?)
-       union select lower(work_email) from enriched_profile where organization_id = ? and lower(work_email) = any(?)
-       union select lower(personal_email) from enriched_profile where organization_id = ? and lower(personal_email) = any(?)`,
+      `select lower(work_email) as email from lead where list_id = ? and lower(work_email) in (?)
+       union select lower(personal_email) from lead where list_id = ? and lower(personal_email) in (?)
+       union select lower(work_email) from enriched_profile where organization_id = ? and lower(work_email) in (?)
+       union select lower(personal_email) from enriched_profile where organization_id = ? and lower(personal_email) in (?)`,
       [job.listId, emails, job.listId, emails, job.organizationId, emails, job.organizationId, emails],
     ),
     em.execute(
-      `select email, outcome, bounce_type from send_outcome where organization_id = ? and email = any(?)
+      `select email, outcome, bounce_type from send_outcome where organization_id = ? and email in (?)
        and (outcome = 'delivered' or bounce_type is distinct from 'soft')`,
       [job.organizationId, emails],
     ),
-    em.execute(`select domain, template, valid_count from domain_template_share where domain = any(?)`, [domains]),
+    em.execute(`select domain, template, valid_count from domain_template_share where domain in (?)`, [domains]),
   ]);
   const byDomain = new Map<string, Array<{ template: EmailTemplate; validCount: number }>>();
   for (const t of templates) {

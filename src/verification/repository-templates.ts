@@ -31,7 +31,7 @@ export async function namedValidAddresses(
   const valid =
     named.length === 0
       ? []
-      : await em.execute(`select email, domain from verification_result where job_id = ? and email = any(?) and result = 'Valid'`, [
+      : await em.execute(`select email, domain from verification_result where job_id = ? and email in (?) and result = 'Valid'`, [
           jobId,
           named.map((l) => l.email_key as string),
         ]);
