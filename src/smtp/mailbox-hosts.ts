@@ -20,6 +20,9 @@ export interface MailboxHostsOptions {
   now?: () => number;
 }
 
+/** The lookups this needs (an `MxResolver`: the prober's servers and deadline). */
+export type SignalResolver = Pick<MxResolver, 'lookupTxt' | 'lookupCname' | 'lookupA'>;
+
 interface Entry {
   facts: Promise<{ facts: MailboxDnsFacts; failed: boolean }>;
   expiresAt: number;
@@ -35,11 +38,11 @@ const recordsOf = (lookup: RecordLookup): string[] => (lookup.kind === 'records'
  * a million-address job over tens of thousands of domains keeps at most `maxEntries` small entries.
  */
 export class MailboxHosts {
-  readonly #dns: MxResolver;
+  readonly #dns: SignalResolver;
   readonly #options: Required<MailboxHostsOptions>;
   readonly #entries = new Map<string, Entry>();
 
-  constructor(dns: MxResolver, options: MailboxHostsOptions) {
+  constructor(dns: SignalResolver, options: MailboxHostsOptions) {
     this.#dns = dns;
     this.#options = { now: Date.now, ...options };
   }
