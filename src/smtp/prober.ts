@@ -188,6 +188,26 @@ const MAX_IDLE_CHANNELS = 10_000;
  */
 const MAILBOX_HOSTS = { maxEntries: 20_000, ttlMs: 60 * 60_000, failedTtlMs: 60_000 } as const;
 
+/** `promise`, or the signal's reason once it aborts (a caller's deadline holds while a lookup is still out). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 /** The SMTP path's outcome with the domain's mailbox host in place of the MX provider's default. */
 const withMailbox = (value: ProbeOutcome, host: MailboxHost): ProbeOutcome => ({
   ...value,
@@ -446,18 +466,18 @@ export class SmtpProber {
     let result: DomainProbeResult;
     try {
       result = await probe.run([...indicesByAddress.keys()]);
+      for (const address of indicesByAddress.keys()) {
+        const finding = result.findings.get(address);
+        if (result.catchAll.value === true)
+          settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
+        else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
+      }
+      release(await untilAborted(mailboxLookup, signal));
     } catch (error) {
       // An aborted probe hands nothing more to its caller.
       abandoned = true;
       throw error;
     }
-    for (const address of indicesByAddress.keys()) {
-      const finding = result.findings.get(address);
-      if (result.catchAll.value === true)
-        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
-      else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
-    }
-    release(await mailboxLookup);
     return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
   }
 
