@@ -179,12 +179,17 @@ async function probeDomain(
   signal: AbortSignal,
 ) {
   let isCatchAll = domain.isCatchAll;
-  let mxHost: string | null = null;
+  let mxHost: string | null = domain.mxHost;
   let catchAllReason = 'catch-all: the domain accepted a random address';
   let mailbox: Pick<ProbeOutcome, 'mailboxProvider' | 'mailboxProviderSignals'> | null = null;
   for await (const page of pages) {
     if (isCatchAll === true) {
-      // Known from an earlier page (or attempt): nothing more to ask the server.
+      // Known from an earlier page (or attempt): nothing more to ask the server. Who hosts the mailboxes is what
+      // that page found, or (after a retry) the prober's remembered lookup for the host that proved it.
+      if (!mailbox && mxHost) {
+        const host = await prober.mailboxHostOf(domain.domain, mxHost);
+        mailbox = { mailboxProvider: host.provider, mailboxProviderSignals: host.signals };
+      }
       for (const { id } of page) {
         writer.add({
           id,
@@ -193,8 +198,8 @@ async function probeDomain(
           reason: catchAllReason,
           mxHost,
           mxProvider: mxHost ? providerOfHost(mxHost) : null,
-          mailboxProvider: mailbox?.mailboxProvider ?? (mxHost ? providerOfHost(mxHost) : null),
-          mailboxProviderSignals: mailbox?.mailboxProviderSignals ?? (mxHost ? ['mx'] : []),
+          mailboxProvider: mailbox?.mailboxProvider ?? null,
+          mailboxProviderSignals: mailbox?.mailboxProviderSignals ?? [],
           apiPending: false,
         });
       }

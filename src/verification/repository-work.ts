@@ -54,6 +54,8 @@ export async function verificationDomainCount(em: EntityManager, jobId: string):
 export interface WorkDomain {
   domain: string;
   isCatchAll: boolean | null;
+  /** The MX host an earlier page or attempt used, null when none did. */
+  mxHost: string | null;
 }
 
 /** Domains numbered fromSeq..toSeq whose SMTP work is not finished. */
@@ -64,10 +66,10 @@ export async function unfinishedDomains(
   toSeq: number,
 ): Promise<WorkDomain[]> {
   const rows = await em.execute(
-    `select domain, is_catch_all from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
+    `select domain, is_catch_all, mx_host from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
     [jobId, fromSeq, toSeq],
   );
-  return rows.map((r) => ({ domain: r.domain, isCatchAll: r.is_catch_all }));
+  return rows.map((r) => ({ domain: r.domain, isCatchAll: r.is_catch_all, mxHost: r.mx_host }));
 }
 
 /** The next page of a domain's addresses without an SMTP-stage result, after `afterId`. */
