@@ -174,7 +174,17 @@ describe('POST /api/outcomes/import', () => {
     await refused(await agent.post('/api/outcomes/import', csvForm('email,outcome\na@example.com,delivered\n"b@example.com,bounced\n')), 422, 'unprocessable');
     await refused(await agent.post('/api/outcomes/import', new FormData()), 400, 'validation_error');
     await refused(await agent.post('/api/outcomes/import', { outcomes: [] }), 415, 'unsupported_media_type');
+    // Over 10 MiB: refused as it streams in, even after valid rows.
+    const big = `email,outcome\n${'a@example.com,delivered\n'.repeat(Math.ceil((10 * 1024 * 1024) / 24) + 10)}`;
+    await refused(await agent.post('/api/outcomes/import', csvForm(big)), 413, 'payload_too_large');
     expect(await stored(organizationId)).toHaveLength(0);
+  });
+
+  it('reads the columns by their names in any order, with `;` and a BOM', async () => {
+    const { agent, organizationId } = await h.signup();
+    const csv = '\uFEFFOutcome; Bounce Type ;E-mail_Address\nbounced;soft;x@example.com\n';
+    expect((await agent.post('/api/outcomes/import', csvForm(csv))).body).toEqual({ accepted: 1, rejected: [] });
+    expect((await stored(organizationId)).map((r) => [r.email, r.outcome, r.bounce_type])).toEqual([['x@example.com', 'bounced', 'soft']]);
   });
 });
 
