@@ -79,11 +79,14 @@ export function verificationActivities(deps: ActivityDeps) {
     async recordVerificationDecision({
       jobId,
       decision,
+      catchAllMaxScore,
     }: {
       jobId: string;
       decision: Decision;
+      /** Absent in histories recorded before score-bounded fills. */
+      catchAllMaxScore?: number;
     }): Promise<DecisionResult> {
-      return recordDecision(orm.em.fork(), jobId, decision);
+      return recordDecision(orm.em.fork(), jobId, { decision, catchAllMaxScore });
     },
 
     /** The provider stage for up to a minute (src/verification/engine-api.ts); returns how many are still waiting. */

@@ -6,7 +6,9 @@ import type { LedgerEntrySchema } from '../src/http/schemas/credits.ts';
 import type { ListSchema } from '../src/http/schemas/list.ts';
 import type { ScrapeItemSchema } from '../src/http/schemas/scrape.ts';
 import type { ProviderSettingSchema } from '../src/http/schemas/settings.ts';
+import type { CalibrationSchema, OutcomeImportResultSchema } from '../src/http/schemas/outcomes.ts';
 import type {
+  CostEstimateSchema,
   VerificationResultSchema,
   VerificationResultTranscriptSchema,
 } from '../src/http/schemas/verification.ts';
@@ -15,7 +17,10 @@ export type { BulkJobDto as BulkJob } from '../src/enrichment/views.ts';
 export type { ScrapeJobDto as ScrapeJob } from '../src/scrape/views.ts';
 export type { VerificationJobDto as VerificationJob } from '../src/verification/views.ts';
 export type { DomainStat } from '../src/verification/views.ts';
-export type { CostEstimate as Estimate } from '../src/domain/verification.ts';
+export type Estimate = z.infer<typeof CostEstimateSchema>;
+export type Calibration = z.infer<typeof CalibrationSchema>;
+export type CalibrationBand = Calibration['bands'][number];
+export type OutcomeImport = z.infer<typeof OutcomeImportResultSchema>;
 export type { LeadDto as Lead } from '../src/http/schemas/lead.ts';
 export type LeadList = z.infer<typeof ListSchema>;
 export type ScrapeItem = z.infer<typeof ScrapeItemSchema>;

@@ -61,7 +61,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
 
   setHandler(
     decisionUpdate,
-    async ({ decision: chosen }) => {
+    async ({ decision: chosen, catchAllMaxScore }) => {
       decision = chosen; // claimed before the first await: a second decision's validator now refuses
       if (!acceptsDecision(current())) {
         await condition(() => !finishingSmtp);
@@ -72,7 +72,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       }
       stage = stageAfterDecision(chosen);
       try {
-        const stored = await db().recordVerificationDecision({ jobId, decision: chosen });
+        const stored = await db().recordVerificationDecision({ jobId, decision: chosen, catchAllMaxScore });
         decisionStored = true;
         return stored;
       } catch (error) {

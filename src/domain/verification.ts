@@ -56,6 +56,9 @@ export function gapResultsFor(decision: Decision): EmailResult[] {
   }
 }
 
+/** A decision that sends Catch-All results to the provider may bound them by score (CONTRACT §12). */
+export const takesCatchAllBound = (decision: Decision): boolean => decision === 'fill_catchall_only' || decision === 'fill_all_gaps';
+
 export const stageAfterDecision = (decision: Decision): VerificationStage =>
   decision === 'accept_current' ? 'completed' : 'api_verifying';
 
@@ -142,4 +145,10 @@ export interface DecisionResult {
   verificationStage: VerificationStage;
   userDecision: Decision;
   decisionMadeAt: string;
+}
+
+/** The user's decision; `catchAllMaxScore` (0–10, fill decisions only) sends only Catch-All results scored at or below it. */
+export interface DecisionChoice {
+  decision: Decision;
+  catchAllMaxScore?: number;
 }

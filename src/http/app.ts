@@ -26,6 +26,7 @@ import { scrapeRoutes } from './routes/scrape.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { verificationJobRoutesFor, verificationRoutes } from './routes/verification.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { outcomeRoutes } from './routes/outcomes.ts';
 import { isMultipart } from './multipart.ts';
 
 export function createApp(deps: AppDeps) {
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/external', enrichOneRoutesFor(keyAudience));
   app.route('/api/external/enrichment', bulkEnrichmentRoutesFor(keyAudience));
   app.route('/api/webhooks', webhookRoutes);
+  app.route('/api/outcomes', outcomeRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
     type: 'apiKey',

@@ -11,8 +11,10 @@ export interface VerificationWorkflowInput {
   resume?: { phase: 'smtp'; nextSeq: number } | { phase: 'api' };
 }
 
+/** `catchAllMaxScore` was added later: optional, so histories recorded before it replay unchanged. */
 export interface DecisionInput {
   decision: Decision;
+  catchAllMaxScore?: number;
 }
 
 /**

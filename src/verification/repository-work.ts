@@ -5,8 +5,9 @@ import type { MailboxSignal } from '../domain/catch-all.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 import {
-  type Decision,
+  type DecisionChoice,
   type DecisionResult,
+  takesCatchAllBound,
   gapResultsFor,
   type JobWarning,
   stageAfterDecision,
@@ -263,13 +264,22 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
 }
 
 /**
+ * Marks for the provider the job's Catch-All results scored at or below a bound (an unscored one is above
+ * every bound: the estimate counts it in no band). Raw SQL so the statement names the partial Catch-All
+ * index's condition (`result = 'Catch-All'`) and the planner can use it.
+ */
+export const MARK_SCORED_CATCH_ALL_SQL = `
+  update verification_result set api_status = 'pending'
+  where job_id = ? and result = 'Catch-All' and catch_all_score <= ? and smtp_result = 'Catch-All' and api_status is null`;
+
+/**
  * Stores the decision and moves the job on in one transaction: the chosen gaps are marked for the
  * provider. Idempotent: once a decision is stored, it is returned unchanged.
  */
 export async function recordDecision(
   em: EntityManager,
   jobId: string,
-  decision: Decision,
+  { decision, catchAllMaxScore }: DecisionChoice,
 ): Promise<DecisionResult> {
   return em.transactional(async (tx) => {
     await loadVerificationWork(tx, jobId, true);
@@ -286,19 +296,23 @@ export async function recordDecision(
       };
     }
     const next = stageAfterDecision(decision);
+    const bound = takesCatchAllBound(decision) ? (catchAllMaxScore ?? null) : null;
     const [updated] = await tx.execute(
-      `update verification_job set user_decision = ?, decision_made_at = now(), verification_stage = ?,
+      `update verification_job set user_decision = ?, catch_all_max_score = ?, decision_made_at = now(), verification_stage = ?,
          completed_at = case when ? = 'completed' then now() end, updated_at = now()
        where id = ? returning decision_made_at`,
-      [decision, next, next, jobId],
+      [decision, bound, next, next, jobId],
     );
     const gaps = gapResultsFor(decision);
-    if (gaps.length > 0) {
+    const unbounded = bound === null ? gaps : gaps.filter((result) => result !== 'Catch-All');
+    if (unbounded.length > 0) {
       await tx.execute(
         `update verification_result set api_status = 'pending' where job_id = ? and smtp_result in (?) and api_status is null`,
-        [jobId, gaps],
+        [jobId, unbounded],
       );
     }
+    // The score-bounded Catch-All results: exactly those the estimate's catchAllByScore counts up to the bound.
+    if (bound !== null) await tx.execute(MARK_SCORED_CATCH_ALL_SQL, [jobId, bound]);
     return {
       id: jobId,
       verificationStage: next,

@@ -2,7 +2,7 @@ import type { QueryResult } from '@mikro-orm/core';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../domain/lead.ts';
-import { CATCH_ALL_MAX_SCORE, type CatchAllReason, type MailboxSignal } from '../domain/catch-all.ts';
+import { CATCH_ALL_MAX_SCORE, CATCH_ALL_SCORES, type CatchAllReason, type MailboxSignal } from '../domain/catch-all.ts';
 import {
   ACTIVE_STAGES,
   type FinalCounts,
@@ -81,6 +81,7 @@ export async function createVerificationJob(
       totalEmails: 0,
       smtpCompletedAt: null,
       userDecision: null,
+      catchAllMaxScore: null,
       decisionMadeAt: null,
       completedAt: null,
       failureReason: null,
@@ -284,6 +285,22 @@ export async function domainStats(em: EntityManager, jobId: string): Promise<Dom
     unknownCount: r.unknown,
     isCatchAll: r.is_catch_all,
   }));
+}
+
+export interface CatchAllBand {
+  score: number;
+  count: number;
+}
+
+/** The job's Catch-All results by score, every score 0–10 present; from the partial Catch-All index, unscored ones left out. */
+export async function catchAllByScore(em: EntityManager, jobId: string): Promise<CatchAllBand[]> {
+  const rows = await em.execute(
+    `select catch_all_score as score, count(*)::int as n from verification_result
+     where job_id = ? and result = 'Catch-All' and catch_all_score is not null group by catch_all_score`,
+    [jobId],
+  );
+  const counts = new Map(rows.map((r) => [Number(r.score), Number(r.n)]));
+  return CATCH_ALL_SCORES.map((score) => ({ score, count: counts.get(score) ?? 0 }));
 }
 
 export interface ResultRow {

@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { verificationWorkflow } from '../../workflows/verification.ts';
 import {
   allVerificationResults,
+  catchAllByScore,
   createVerificationJob,
   deleteVerificationJob,
   domainStats,
@@ -18,7 +19,7 @@ import {
   viewVerificationJob,
   viewVerificationJobs,
 } from './repository.ts';
-import { acceptsDecision, type Decision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
+import { acceptsDecision, type DecisionChoice, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
 import { workflowId } from '../temporal/shared.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
@@ -70,9 +71,10 @@ export async function verificationProgress(ctx: JobContext, jobId: string) {
   return { view, domains: await domainStats(ctx.em, view.job.id) };
 }
 
-/** The job with the counts its cost estimate is made of (`…/estimate`). */
-export function verificationJobView(ctx: JobContext, jobId: string) {
-  return viewVerificationJob(ctx.em, ctx.organizationId, jobId);
+/** The job with the counts its cost estimate is made of, and its Catch-All results by score (`…/estimate`). */
+export async function verificationJobEstimate(ctx: JobContext, jobId: string) {
+  const view = await viewVerificationJob(ctx.em, ctx.organizationId, jobId);
+  return { view, catchAllByScore: await catchAllByScore(ctx.em, view.job.id) };
 }
 
 export async function pageResults(ctx: JobContext, jobId: string, filter: ResultFilter, offset: number, limit: number) {
@@ -104,7 +106,7 @@ async function rejectedStage(ctx: JobContext, error: unknown, jobId: string): Pr
   return (await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId)).verificationStage;
 }
 
-export async function decideVerificationJob(ctx: JobContext, jobId: string, input: { decision: Decision }) {
+export async function decideVerificationJob(ctx: JobContext, jobId: string, input: DecisionChoice) {
   const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
   const refuse = (stage: string) => invalidState(decisionRefusal(stage), stage);
   if (!acceptsDecision(job.verificationStage)) throw refuse(job.verificationStage);

@@ -2,7 +2,7 @@
 import type { VerificationJobView } from './repository.ts';
 
 // What the routes' schemas show besides the job: its per-domain statistics and per-address results.
-export type { DomainStat, ResultRow, VerificationJobView } from './repository.ts';
+export type { CatchAllBand, DomainStat, ResultRow, VerificationJobView } from './repository.ts';
 import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
 import { iso } from '../jobs/views.ts';
 
@@ -24,6 +24,7 @@ export interface VerificationJobDto {
   smtpCompletedAt: string | null;
   coveragePercentage: number;
   userDecision: Decision | null;
+  catchAllMaxScore: number | null;
   decisionMadeAt: string | null;
   apiVerifiedEmails: number;
   apiCost: number;
@@ -56,6 +57,7 @@ export function toJobDto({ job, listName, counts }: VerificationJobView): Verifi
     smtpCompletedAt: iso(job.smtpCompletedAt),
     coveragePercentage: coveragePercentage(counts.final),
     userDecision: job.userDecision ?? null,
+    catchAllMaxScore: job.catchAllMaxScore ?? null,
     decisionMadeAt: iso(job.decisionMadeAt),
     apiVerifiedEmails: counts.api.verified,
     apiCost: microsToDollars(counts.api.costMicros),

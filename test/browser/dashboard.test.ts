@@ -610,6 +610,103 @@ describe('a verification job with a warning', () => {
   });
 });
 
+describe('catch-all scores', () => {
+  it(
+    'the decision shows the score bands and fills only the low scores, priced; results show score and reasons, filtered; the calibration takes an outcomes import',
+    { timeout: 240_000 },
+    async () => {
+      const own = await browser!.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+      own.setDefaultTimeout(60_000);
+      try {
+        const send = async (path: string, data: unknown) => {
+          const res = await own.request.post(`${app!.url}${path}`, { data, headers: { Origin: app!.url } });
+          expect(res.status(), await res.text()).toBeLessThan(300);
+          return res.json();
+        };
+        await send('/api/auth/signup', { email: `scores-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Scored Co' });
+        // Six Catch-All addresses, scored in the database as the assessment step would leave them.
+        const scores = new Map([1, 2, 3, 5, 7, 9].map((score) => [`s${score}@${MAIL.catchAll}`, score]));
+        for (const email of scores.keys()) world!.providers.zerobounce.fixtures.verdicts.set(email, { status: 'valid' });
+        const list = await send('/api/lists', { name: 'Scored' });
+        await send(`/api/lists/${list.id}/leads`, { leads: [...scores.keys()].map((email) => ({ email })) });
+        const job = await send('/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_api_fallback' });
+        const stageOf = async () => ((await (await own.request.get(`${app!.url}/api/verification/jobs/${job.id}`)).json()) as { verificationStage: string }).verificationStage;
+        await eventually(stageOf, (stage) => stage === 'awaiting_decision', { what: 'the job awaiting a decision', timeoutMs: 120_000, intervalMs: 250 });
+        for (const [email, score] of scores) {
+          const reasons = score === 7 ? ['domain_catch_all', 'pattern_match'] : ['domain_catch_all'];
+          await h!.sql(`update verification_result set catch_all_score = ?, catch_all_reasons = ?::jsonb where job_id = ? and email = ?`, [score, JSON.stringify(reasons), job.id, email]);
+        }
+
+        const scored = await own.newPage();
+        const problems = watchConsole(scored);
+        await scored.goto(`${app!.url}/#/verification/${job.id}`);
+        const fill = scored.getByTestId('scored-fill');
+        await fill.waitFor({ timeout: 60_000 });
+        const bands = fill.getByTestId('catch-all-bands').locator('tbody tr');
+        expect(await bands.count()).toBe(11);
+        expect((await bands.allTextContents()).map((row) => row.replace(/\s+/g, ' ').trim())).toEqual(
+          ['00', '11', '21', '31', '40', '51', '60', '71', '80', '91', '100'],
+        );
+        // Scores 0–4 by default: three addresses at $0.0005 each, from micro-dollars.
+        expect(await fill.getByRole('button').textContent()).toBe('Fill the 3 catch-alls scored 0–4: $0.0015');
+        await fill.getByLabel('Fill catch-alls scored 0 to').selectOption('5');
+        expect(await fill.getByRole('button').textContent()).toBe('Fill the 4 catch-alls scored 0–5: $0.002');
+        expect((await captureScreen(scored, 'verification-score-bands')).phoneOverflow).toBe(0);
+        await fill.getByRole('button').click();
+        await scored.getByTestId('stage').filter({ hasText: 'Completed' }).waitFor({ timeout: 120_000 });
+        const done = await (await own.request.get(`${app!.url}/api/verification/jobs/${job.id}`)).json();
+        expect(done).toMatchObject({ userDecision: 'fill_catchall_only', catchAllMaxScore: 5, apiVerifiedEmails: 4, apiCost: 0.002 });
+        expect(await scored.getByText('catch-alls scored 0–5 only').count()).toBe(1);
+
+        // The two above the bound stay Catch-All, each with its badge and its reasons in words.
+        const results = scored.getByTestId('results');
+        const seven = results.locator('tbody tr').filter({ hasText: `s7@${MAIL.catchAll}` });
+        await seven.locator('.score').waitFor();
+        expect(await seven.locator('.score').textContent()).toBe('7/10');
+        expect(await seven.locator('.reasons li').allTextContents()).toEqual([
+          'the domain accepts every address, so its server could not say',
+          "matches the domain's usual address pattern",
+        ]);
+        await scored.getByRole('combobox', { name: /^from/ }).selectOption('8');
+        await eventually(() => results.locator('tbody tr').allTextContents(), (rows) => rows.length === 1 && rows[0]!.includes(`s9@${MAIL.catchAll}`), { what: 'only the score-9 result' });
+        const href = await scored.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+        expect(href).toContain('minScore=8');
+        const csv = (await (await own.request.get(`${app!.url}${href}`)).text()).trim().split('\n');
+        expect(csv).toHaveLength(2);
+        expect(csv[1]).toContain(`s9@${MAIL.catchAll},Catch-All`);
+
+        // The calibration: eleven bands under the verification page, fed by an outcomes import.
+        await scored.goto(`${app!.url}/#/verification`);
+        const calibration = scored.getByTestId('calibration');
+        await calibration.waitFor();
+        expect(await calibration.locator('tbody tr').count()).toBe(11);
+        await scored.getByLabel('CSV file').setInputFiles({
+          name: 'outcomes.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from(`email,outcome,bounce_type\ns7@${MAIL.catchAll},delivered,\ns9@${MAIL.catchAll},bounced,hard\nnot-an-address,delivered,\n`),
+        });
+        await scored.getByRole('button', { name: 'Import send outcomes' }).click();
+        const report = scored.getByTestId('outcome-import');
+        await report.waitFor();
+        expect(await report.getByRole('status').textContent()).toBe('2 outcomes accepted, 1 row not used:');
+        expect(await report.locator('li').allTextContents()).toEqual(['Row 3: "not-an-address" is not a valid email address']);
+        const rowOf = (score: number) => calibration.locator('tbody tr').nth(score);
+        await eventually(() => rowOf(9).textContent(), (text) => text === '9111100.0 %', { what: 'the score-9 band with its bounce' });
+        expect(await rowOf(7).textContent()).toBe('71100.0 %');
+        expect(await rowOf(0).textContent()).toBe('0000—');
+        // Refused: a file without the needed columns, said in words.
+        await scored.getByLabel('CSV file').setInputFiles({ name: 'x.csv', mimeType: 'text/csv', buffer: Buffer.from('name\nAnn\n') });
+        await scored.getByRole('button', { name: 'Import send outcomes' }).click();
+        expect(await scored.getByRole('alert').first().textContent()).toMatch(/email and outcome/);
+        expect((await captureScreen(scored, 'verification-calibration')).phoneOverflow).toBe(0);
+        expect(problems).toEqual([]);
+      } finally {
+        await own.close();
+      }
+    },
+  );
+});
+
 /** Waits for the table to show `n` rows (the page's CSP forbids evaluating strings, so Playwright polls locators). */
 async function expectRows(selector: string, n: number) {
   await eventually(() => page.locator(selector).count(), (count) => count === n, { what: `${n} rows of ${selector}` });

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { get, post } from '../api.ts';
+import { get, post, query } from '../api.ts';
 import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
 import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
@@ -23,6 +23,7 @@ import {
 } from '../ui.tsx';
 
 import { API_PRICE_MICROS } from '../../src/domain/verification.ts';
+import { CatchAllCalibration, CatchAllScore, ScoredFill, type ScoreRange, ScoreFilter } from './catch-all.tsx';
 
 /** The provider's price per address; a job's estimate route answers the same figure. */
 const PRICE_PER_EMAIL = API_PRICE_MICROS / 1_000_000;
@@ -113,6 +114,7 @@ export function VerificationScreen() {
         rowKey={(job) => job.id}
         empty="No verification yet: pick a list and a method above."
       />
+      <CatchAllCalibration />
     </section>
   );
 }
@@ -251,7 +253,12 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
         wrapClass="counts-wrap"
       />
       {j.verificationStage === 'awaiting_decision' && <Decision jobId={jobId} onDecided={job.reload} />}
-      {j.userDecision && <p>Your decision: {words(j.userDecision)}.</p>}
+      {j.userDecision && (
+        <p>
+          Your decision: {words(j.userDecision)}
+          {j.catchAllMaxScore !== null ? `, catch-alls scored 0–${j.catchAllMaxScore} only` : ''}.
+        </p>
+      )}
       <h2>By domain</h2>
       {domains.data && domains.data.domainStats.length > 0 ? (
         <DataTable
@@ -272,9 +279,9 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
   const estimate = useLoad(() => get<Estimate>(`/api/verification/jobs/${jobId}/estimate`), [jobId]);
   const { refresh } = useSession();
   const action = useAction();
-  const decide = (decision: string) =>
+  const decide = (decision: string, catchAllMaxScore?: number) =>
     void action.run(async () => {
-      await post(`/api/verification/jobs/${jobId}/decision`, { decision });
+      await post(`/api/verification/jobs/${jobId}/decision`, { decision, catchAllMaxScore });
       onDecided();
       void refresh();
     });
@@ -333,6 +340,7 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
           </button>
         ))}
       </div>
+      {e.catchAllCount > 0 && <ScoredFill estimate={e} busy={action.busy} onDecide={decide} />}
       <ErrorNote error={action.error} />
     </div>
   );
@@ -346,6 +354,7 @@ const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
       <>
         <Status value={r.result} />
         <div class="hint">by {r.source ?? '—'}</div>
+        <CatchAllScore score={r.catchAllScore} reasons={r.catchAllReasons} />
       </>
     ),
   },
@@ -377,9 +386,10 @@ const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
 
 function Results({ jobId, version }: { jobId: string; version: number }) {
   const [filter, setFilter] = useState('');
+  const [scores, setScores] = useState<ScoreRange>({ minScore: '', maxScore: '' });
   const results = usePaged<VerificationResult>(
     `/api/verification/jobs/${jobId}/results`,
-    { limit: 25, result: filter },
+    { limit: 25, result: filter, ...scores },
     [version],
   );
   const [open, setOpen] = useState<string | null>(null);
@@ -387,7 +397,11 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
     <>
       <h2>
         Results{' '}
-        <a class="button" href={`/api/verification/jobs/${jobId}/results/download`} download>
+        <a
+          class="button"
+          href={`/api/verification/jobs/${jobId}/results/download${query({ result: filter, ...scores })}`}
+          download
+        >
           Download CSV
         </a>
       </h2>
@@ -401,6 +415,13 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
           }}
         />
       </label>
+      <ScoreFilter
+        range={scores}
+        onChange={(range) => {
+          results.setPage(1);
+          setScores(range);
+        }}
+      />
       <ErrorNote error={results.error} />
       <PagedTable
         paged={results}

@@ -32,6 +32,8 @@ export const VerificationJob = defineEntity({
     smtpCompletedAt: p.datetime().nullable(),
     userDecision: p.enum(DECISIONS).nullable(),
     decisionMadeAt: p.datetime().nullable(),
+    /** With a fill decision: only Catch-All results scored at or below it went to the provider (CONTRACT §12). */
+    catchAllMaxScore: p.integer().nullable(),
     completedAt: p.datetime().nullable(),
     failureReason: p.text().nullable(),
     /** Conditions of the worker's surroundings that kept addresses from a verdict (CONTRACT §10). */

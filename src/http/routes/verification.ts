@@ -9,7 +9,7 @@ import {
   startVerificationJob,
   verificationJob,
   verificationJobLive,
-  verificationJobView,
+  verificationJobEstimate,
   verificationProgress,
 } from '../../verification/service.ts';
 import { streamJob } from '../job-stream.ts';
@@ -32,7 +32,10 @@ import {
   VerificationResultSchema,
   VerificationResultTranscriptSchema,
 } from '../schemas/verification.ts';
-import { jobContext } from '../middleware/request-context.ts';
+import { jobContext, requestEm } from '../middleware/request-context.ts';
+import { organizationId } from '../middleware/session.ts';
+import { catchAllCalibration } from '../../outcomes/service.ts';
+import { CalibrationSchema } from '../schemas/outcomes.ts';
 
 const JobParams = uuidParam('jobId');
 const CSV_HEADER = [
@@ -111,7 +114,7 @@ export const verificationJobRoutesFor = (audience: Audience) =>
         tags: [audience.tag('verification')],
         summary: 'Decide what to do with the gaps of a job awaiting a decision',
         description:
-          '`accept_current` completes the job for free; the other values send only those addresses to the provider (`api_verifying`). Any other stage, or a second decision, is a 409 `invalid_state`.',
+          '`accept_current` completes the job for free; the other values send only those addresses to the provider (`api_verifying`), the Catch-All ones bounded by `catchAllMaxScore` when given. Any other stage, or a second decision, is a 409 `invalid_state`.',
         request: { params: JobParams, body: { required: true, ...json(DecisionInputSchema) } },
         responses: { 200: { description: 'The stage the job moved to', ...json(DecisionResultSchema) } },
         errors: ['validation_error', 'not_found', 'invalid_state'],
@@ -190,6 +193,18 @@ export const verificationRoutes = createRouter()
   .openapi(
     sessionRoute({
       method: 'get',
+      path: '/catch-all-calibration',
+      tags: ['verification'],
+      summary: 'How the Catch-All scores held up against reported send outcomes',
+      description:
+        "11 bands (score 0–10) over the organization's latest Catch-All result per address: how many, how many have a delivered or hard-bounce outcome reported at or after the result (soft bounces are not counted), and the hard bounces among those.",
+      responses: { 200: { description: 'Calibration', ...json(CalibrationSchema) } },
+    }),
+    async (c) => c.json({ bands: await catchAllCalibration(requestEm(c), organizationId(c)) }, 200),
+  )
+  .openapi(
+    sessionRoute({
+      method: 'get',
       path: '/jobs/{jobId}/estimate',
       tags: ['verification'],
       summary: 'Cost of filling the gaps with the verification provider',
@@ -197,8 +212,10 @@ export const verificationRoutes = createRouter()
       responses: { 200: { description: 'Estimate', ...json(CostEstimateSchema) } },
       errors: ['validation_error', 'not_found'],
     }),
-    async (c) =>
-      c.json(toEstimateDto(await verificationJobView(jobContext(c), c.req.valid('param').jobId)), 200),
+    async (c) => {
+      const { view, catchAllByScore } = await verificationJobEstimate(jobContext(c), c.req.valid('param').jobId);
+      return c.json(toEstimateDto(view, catchAllByScore), 200);
+    },
   )
   .openapi(
     sessionRoute({

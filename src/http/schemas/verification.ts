@@ -1,13 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
 import { CATCH_ALL_MAX_SCORE, CATCH_ALL_REASONS, MAILBOX_SIGNALS } from '../../domain/catch-all.ts';
-import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/views.ts';
+import type { CatchAllBand, DomainStat, VerificationJobView, ResultRow } from '../../verification/views.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
   costEstimate,
   DECISIONS,
   JOB_WARNING_CODES,
   RESULT_SOURCES,
+  takesCatchAllBound,
   VERIFICATION_METHODS,
   VERIFICATION_STAGES,
 } from '../../domain/verification.ts';
@@ -55,6 +56,11 @@ export const VerificationJobSchema = z
       .number()
       .openapi({ description: '(Valid + Invalid) / totalEmails × 100 over final results, 2 decimals' }),
     userDecision: z.enum(DECISIONS).nullable(),
+    catchAllMaxScore: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The score bound of the decision: only Catch-All results scored at or below it went to the provider' }),
     decisionMadeAt: Timestamp.nullable(),
     apiVerifiedEmails: count,
     apiCost: dollars,
@@ -109,12 +115,31 @@ export const CostEstimateSchema = z
     fillAllGapsCost: dollars,
     currentCoveragePercentage: z.number(),
     projectedCoveragePercentage: z.number(),
+    catchAllByScore: z
+      .array(z.object({ score: z.number().int().min(0).max(CATCH_ALL_MAX_SCORE), count }))
+      .openapi({ description: "The job's Catch-All results by score, 0 to 10 (11 entries); one not scored yet counts in none" }),
   })
   .openapi('VerificationCostEstimate');
 
 export const DecisionInputSchema = z
-  .object({ decision: z.enum(DECISIONS) })
+  .object({
+    decision: z.enum(DECISIONS),
+    catchAllMaxScore: z
+      .number()
+      .int()
+      .min(0)
+      .max(CATCH_ALL_MAX_SCORE)
+      .optional()
+      .openapi({
+        description:
+          'With `fill_catchall_only` or `fill_all_gaps` only: just the Catch-All results scored at or below it go to the provider (and are charged); the others stay Catch-All.',
+      }),
+  })
   .strict()
+  .refine((input) => input.catchAllMaxScore === undefined || takesCatchAllBound(input.decision), {
+    path: ['catchAllMaxScore'],
+    message: 'catchAllMaxScore is only taken with fill_catchall_only or fill_all_gaps',
+  })
   .openapi('VerificationDecisionInput');
 
 export const DecisionResultSchema = z
@@ -241,9 +266,10 @@ export const toProgressDto = (
   };
 };
 
-export const toEstimateDto = (view: VerificationJobView): z.infer<typeof CostEstimateSchema> => ({
+export const toEstimateDto = (view: VerificationJobView, catchAllByScore: CatchAllBand[]): z.infer<typeof CostEstimateSchema> => ({
   jobId: view.job.id,
   ...costEstimate(view.counts.final),
+  catchAllByScore,
 });
 
 export const toResultDto = (r: ResultRow): z.infer<typeof VerificationResultSchema> => ({
