@@ -32,7 +32,7 @@ function sentToProvider(): string[] {
 
 /**
  * A job waiting for the decision whose Catch-All results carry scores 0, 1, …, 10 in address order and the
- * twelfth none (set in the database, as the assessment step would leave them).
+ * twelfth none (set in the database over what the assessment step gave them).
  */
 async function scoredJob() {
   const session = await h.signup();
@@ -45,7 +45,8 @@ async function scoredJob() {
   await h.sql(
     `update verification_result r set catch_all_score = v.score
      from jsonb_to_recordset(?::jsonb) as v(email text, score int) where r.job_id = ? and r.email = v.email`,
-    [JSON.stringify([...scores].map(([email, score]) => ({ email, score }))), job.id],
+    // The twelfth as one the assessment has not reached yet.
+    [JSON.stringify([...[...scores].map(([email, score]) => ({ email, score })), { email: CATCH_ALL[11], score: null }]), job.id],
   );
   return { ...session, job, scores };
 }
