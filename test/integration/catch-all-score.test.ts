@@ -46,17 +46,19 @@ async function runJob(agent: any, listId: string) {
 
 describe('the score of a Catch-All result (CONTRACT §12)', () => {
   it('is on every Catch-All result, with the reasons the service had', async () => {
-    const { agent, organizationId } = await h.signup();
+    const { agent } = await h.signup();
     await h.sql(
       `insert into domain_template_share (domain, template, valid_count, updated_at) values (?, 'first.last', 9, now())
        on conflict (domain, template) do update set valid_count = 9`,
       [CATCH_ALL],
     );
-    await h.sql(
-      `insert into send_outcome (id, organization_id, email, outcome, bounce_type, at, created_at) values
-       (gen_random_uuid(), ?, ?, 'bounced', 'hard', now(), now()), (gen_random_uuid(), ?, ?, 'delivered', null, now(), now())`,
-      [organizationId, `gone.away@${CATCH_ALL}`, organizationId, `xqzvwkrt@${CATCH_ALL}`],
-    );
+    const reported = await agent.post('/api/outcomes', {
+      outcomes: [
+        { email: `Gone.Away@${CATCH_ALL}`, outcome: 'bounced', bounceType: 'hard' },
+        { email: `xqzvwkrt@${CATCH_ALL}`, outcome: 'delivered' },
+      ],
+    });
+    expect(reported.body).toEqual({ accepted: 2 });
     const listId = await listOf(agent, [
       { email: `jane.doe@${CATCH_ALL}`, firstName: 'Jane', lastName: 'Doe' },
       { email: `jdoe@${CATCH_ALL}`, firstName: 'John', lastName: 'Doe' },
@@ -83,6 +85,28 @@ describe('the score of a Catch-All result (CONTRACT §12)', () => {
     // Every other result carries none.
     expect(byEmail.get(`ada.lovelace@${TEMPLATED}`)).toMatchObject({ result: 'Valid', catchAllScore: null, catchAllReasons: [] });
     for (const r of byEmail.values()) if (r.result === 'Catch-All') expect(r.catchAllScore).toEqual(expect.any(Number));
+  });
+
+  it("moves with the organization's send outcomes, and the calibration shows what its sends saw per band", async () => {
+    const { agent } = await h.signup();
+    const email = `mover.person@${CATCH_ALL}`;
+    const listId = await listOf(agent, [{ email }]);
+    const first = (await runJob(agent, listId)).byEmail.get(email);
+    expect(first.catchAllReasons).not.toContain('prior_bounced');
+    const band = first.catchAllScore as number;
+    expect(band).toBeGreaterThan(0);
+
+    await agent.post('/api/outcomes', { outcomes: [{ email, outcome: 'bounced', bounceType: 'hard' }] });
+    const calibration = (await agent.get('/api/verification/catch-all-calibration')).body;
+    expect(calibration.bands[band]).toEqual({ score: band, results: 1, withOutcome: 1, bounced: 1, bounceRate: 1 });
+
+    const second = (await runJob(agent, listId)).byEmail.get(email);
+    expect(second).toMatchObject({ result: 'Catch-All', catchAllScore: 0, catchAllReasons: ['domain_catch_all', 'prior_bounced'] });
+
+    await agent.post('/api/outcomes', { outcomes: [{ email, outcome: 'delivered' }] });
+    const third = (await runJob(agent, listId)).byEmail.get(email);
+    expect(third.catchAllScore).toBeGreaterThanOrEqual(8);
+    expect(third.catchAllReasons).toContain('prior_delivered');
   });
 
   it('filters results and the download by score', async () => {
