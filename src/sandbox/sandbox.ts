@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { MailWorld } from './mail-world/world.ts';
 import { startMailWorld } from './mail-world/world.ts';
 import type { HostBehaviour, MailWorldDescription } from './mail-world/types.ts';
+import { type MsTenant, startMsLoginServer } from './providers/ms-login.ts';
 import { startPdlServer } from './providers/pdl.ts';
 import { startSerperServer } from './providers/serper.ts';
 import { startZeroBounceServer } from './providers/zerobounce.ts';
@@ -12,7 +13,7 @@ import { startZeroBounceServer } from './providers/zerobounce.ts';
  * keys or internet. Each piece stays off as soon as its real key or setting is given, and nothing of it
  * starts with NODE_ENV=production.
  */
-export type SandboxPiece = 'search' | 'verification' | 'enrichment' | 'mail' | 'credits';
+export type SandboxPiece = 'search' | 'verification' | 'enrichment' | 'mail' | 'directory' | 'credits';
 
 export interface Sandbox {
   pieces: SandboxPiece[];
@@ -45,6 +46,20 @@ export const SANDBOX_DOMAINS: Record<string, { behaviour: HostBehaviour; verdict
   [`down.${SANDBOX_SUFFIX}`]: { behaviour: { refused: true }, verdict: 'its MX host refuses connections: Unknown' },
   [`postgrey.${SANDBOX_SUFFIX}`]: { behaviour: { greylistForMs: 30_000 }, verdict: 'greylists each (sender, address) for 30 s, past the in-session retries: Valid or Invalid after a later attempt (SMTP_GREYLIST_SCHEDULE)' },
 };
+/**
+ * Microsoft 365 tenants (CONTRACT §12): catch-all at SMTP behind an MX named as Microsoft names it
+ * (`<domain with dashes>.mail.protection.outlook.com`), and a directory the sign-in stand-in answers for.
+ */
+export const SANDBOX_MICROSOFT_TENANTS: Record<string, { tenant: MsTenant; verdict: string }> = {
+  [`contoso.${SANDBOX_SUFFIX}`]: {
+    tenant: { kind: 'honest', users: SANDBOX_PEOPLE.slice(0, 3).map(mailbox) },
+    verdict: 'catch-all; its directory knows jane.doe@, john.roe@, ada.byron@ (Valid, source directory), no one else (Catch-All, directory_absent)',
+  },
+  [`fabrikam.${SANDBOX_SUFFIX}`]: { tenant: { kind: 'accepts_all' }, verdict: 'catch-all; its directory says every address exists: Catch-All (provider_accepts_all)' },
+  [`tailspin.${SANDBOX_SUFFIX}`]: { tenant: { kind: 'throttles' }, verdict: 'catch-all; its directory throttles every lookup: Catch-All, as SMTP said' },
+};
+const microsoftMx = (domain: string) => `${domain.replace(/\./g, '-')}.mail.protection.outlook.com`;
+
 /** Has no MX and no A record: Invalid. Any name outside sandbox.test: Unknown (the sandbox resolver knows nothing of it). */
 export const SANDBOX_NO_MAIL_DOMAIN = `nomail.${SANDBOX_SUFFIX}`;
 
@@ -56,7 +71,13 @@ function mailWorldDescription(): MailWorldDescription {
       { mx: [{ host: `mx.${domain}`, preference: 10, ip: `127.77.0.${i + 2}`, behaviour: { mailboxes: mailboxes.map((m) => `${m}@${domain}`), ...behaviour } }] },
     ]),
   );
-  return { domains: { ...domains, [SANDBOX_NO_MAIL_DOMAIN]: {} }, authoritativeFor: SANDBOX_SUFFIX };
+  const tenants: MailWorldDescription['domains'] = Object.fromEntries(
+    Object.keys(SANDBOX_MICROSOFT_TENANTS).map((domain, i) => [
+      domain,
+      { mx: [{ host: microsoftMx(domain), preference: 10, ip: `127.77.1.${i + 2}`, behaviour: { catchAll: true } }] },
+    ]),
+  );
+  return { domains: { ...domains, ...tenants, [SANDBOX_NO_MAIL_DOMAIN]: {} }, authoritativeFor: SANDBOX_SUFFIX };
 }
 
 /** The same query always finds the same person. */
@@ -80,6 +101,8 @@ export function sandboxPieces(env: Record<string, string | undefined>): SandboxP
   if (!given('ZEROBOUNCE_API_KEY', 'REACHER_BASE_URL')) pieces.push('verification');
   if (!given('PDL_API_KEY', 'HUNTER_API_KEY', 'LUSHA_API_KEY')) pieces.push('enrichment');
   if (!given('DNS_SERVERS', 'SMTP_PROBE_PORT')) pieces.push('mail');
+  // Its tenants' domains live in the sandbox mail world.
+  if (pieces.includes('mail') && !given('MS_DIRECTORY_CHECK', 'MS_LOGIN_BASE_URL')) pieces.push('directory');
   if (!given('SIGNUP_CREDITS')) pieces.push('credits');
   return pieces;
 }
@@ -141,6 +164,13 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
       const world: MailWorld = await startMailWorld(mailWorldDescription());
       Object.assign(out, { DNS_SERVERS: world.dnsServers.join(','), SMTP_PROBE_PORT: String(world.port) });
       stops.push(() => world.stop());
+    }
+    if (pieces.includes('directory')) {
+      const login = await startMsLoginServer({
+        tenants: Object.fromEntries(Object.entries(SANDBOX_MICROSOFT_TENANTS).map(([domain, { tenant }]) => [domain, tenant])),
+      });
+      Object.assign(out, { MS_DIRECTORY_CHECK: 'on', MS_LOGIN_BASE_URL: login.url });
+      stops.push(() => login.close());
     }
     if (pieces.includes('credits')) out.SIGNUP_CREDITS = String(SANDBOX_CREDITS);
   } catch (error) {
