@@ -42,7 +42,8 @@ export function createActivityDeps(config: Config, orm: Orm): ActivityDeps {
   };
 }
 
-function createDirectory(config: Config): MicrosoftDirectory | null {
+/** The worker's one MicrosoftDirectory (CONTRACT §12), or null when the check is off. */
+export function createDirectory(config: Config): MicrosoftDirectory | null {
   if (config.MS_DIRECTORY_CHECK !== 'on') return null;
   // The pace and the canary verdicts are shared through PostgreSQL: without it there is no honest pace.
   if (!config.DATABASE_URL) throw new Error('MS_DIRECTORY_CHECK=on needs DATABASE_URL: the pace is shared through PostgreSQL');

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDirectory } from '../../activities/deps.ts';
+import { loadConfig } from '../../src/config.ts';
 import { GET_CREDENTIAL_TYPE_PATH, MicrosoftDirectory, TENANT_TTL_MS } from '../../src/directory/microsoft.ts';
 import { ARRIVAL_JITTER_MS } from '../../src/directory/pacer.ts';
 import { busiestWindow, type MsLoginServer, startLookupProcess, startMsLogin } from '../support/directory/ms-login.ts';
@@ -201,6 +203,18 @@ describe('MicrosoftDirectory.tenant (the canary)', () => {
     login.tenants.set(name, { kind: 'honest', users: [] });
     expect(await directory().tenant(name)).toBe('honest');
     expect(canariesAt(name)).toBe(2);
+  });
+});
+
+describe("the worker's directory", () => {
+  it('is built from MS_LOGIN_BASE_URL and MS_DIRECTORY_RATE when MS_DIRECTORY_CHECK=on, and is null otherwise', async () => {
+    const env = { NODE_ENV: 'test', DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'error', MS_LOGIN_BASE_URL: login.url };
+    expect(createDirectory(loadConfig(env))).toBeNull();
+    expect(createDirectory(loadConfig({ ...env, MS_DIRECTORY_CHECK: 'off' }))).toBeNull();
+    const worker = createDirectory(loadConfig({ ...env, MS_DIRECTORY_CHECK: 'on', MS_DIRECTORY_RATE: '20' }));
+    expect(worker).toBeInstanceOf(MicrosoftDirectory);
+    expect(await worker!.lookup(`john.roe@${HONEST}`)).toEqual({ kind: 'exists', ifExistsResult: 0 });
+    expect(login.usernames().at(-1)).toBe(`john.roe@${HONEST}`);
   });
 });
 
