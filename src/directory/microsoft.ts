@@ -33,6 +33,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const CANARY_CLAIM_MS = 120_000;
 /** How often a process waiting for another's canary looks for its verdict. */
 const CANARY_POLL_MS = 200;
+const MAX_ANSWER_BYTES = 65_536;
 /** The pace row every worker shares. */
 const PACE = 'microsoft';
 
@@ -89,7 +90,13 @@ function postJson(url: URL, agent: http.Agent, payload: string, signal: AbortSig
     const headers = { 'content-type': 'application/json', accept: 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
     const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', agent, headers, signal }, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        // The real answer is about 1 kB: anything this large is not one.
+        if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`an answer over ${MAX_ANSWER_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       response.on('error', reject);
       response.on('close', () => {

@@ -100,12 +100,14 @@ describe('MicrosoftDirectory.lookup', () => {
     expect(askedFor(address)).toBeGreaterThanOrEqual(1);
   });
 
-  it('HTTP 500, a body that is not JSON, and no answer in time are no verdict', async () => {
+  it('HTTP 500, a body that is not JSON or far too large, and no answer in time are no verdict', async () => {
     const client = directory({ timeoutMs: 300 });
     login.setMode({ kind: 'server-error' }, 1);
     expect(await client.lookup(`jane.doe@${HONEST}`)).toEqual({ kind: 'no_verdict', reason: 'HTTP 500' });
     login.setMode({ kind: 'malformed' }, 1);
     expect(await client.lookup(`jane.doe@${HONEST}`)).toEqual({ kind: 'no_verdict', reason: 'the answer is not JSON' });
+    login.setMode({ kind: 'malformed', body: 'x'.repeat(200_000) }, 1);
+    expect(await client.lookup(`jane.doe@${HONEST}`)).toEqual({ kind: 'no_verdict', reason: 'network error: an answer over 65536 bytes' });
     login.setMode({ kind: 'delay', ms: 1_500 }, 1);
     const started = Date.now();
     expect(await client.lookup(`jane.doe@${HONEST}`)).toEqual({ kind: 'no_verdict', reason: 'no answer within 300 ms' });
