@@ -132,7 +132,8 @@ export class MicrosoftDirectory {
 
   /**
    * One address (lower-cased), once the shared pace allows. `slow`: a retry after a no-verdict, counted as
-   * SLOW_SLOTS requests. Rejects with the signal's reason once `signal` aborts (waiting or asking).
+   * SLOW_SLOTS requests. Rejects with the signal's reason once `signal` aborts (waiting or asking), and with the
+   * database's error when the pace cannot be reserved (nothing is sent then: the activity's retry asks again).
    */
   async lookup(email: string, options: { slow?: boolean; signal?: AbortSignal } = {}): Promise<DirectoryAnswer> {
     const { signal } = options;
