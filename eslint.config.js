@@ -9,14 +9,14 @@ const STORAGE = {
   message: 'The HTTP layer calls services (src/<feature>/service.ts); repositories and entities stay below it.',
 };
 const DOMAIN_IO = [
-  '**/db/**', '**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/verify/**',
+  '**/db/**', '**/smtp/**', '**/providers/**', '**/directory/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/verify/**',
   '**/auth/**', '**/rate-limit/**', '**/jobs/**', '**/csv/**', '**/activities/**', '**/workflows/**',
   '**/verification/**', '**/scrape/**', '**/lists/**', '**/accounts/**', '**/settings/**', '**/idempotency/**',
   'pg', 'kysely', '@mikro-orm/*', '@temporalio/*', 'undici',
   'node:net', 'node:dns', 'node:http', 'node:https', 'node:fs', 'node:fs/*', 'node:child_process', 'node:tls',
 ];
 const OUTSIDE_DB = [
-  '**/smtp/**', '**/providers/**', '**/temporal/**', '**/webhooks/**', '**/activities/**', '**/workflows/**', '@temporalio/*', 'undici',
+  '**/smtp/**', '**/providers/**', '**/directory/**', '**/temporal/**', '**/webhooks/**', '**/activities/**', '**/workflows/**', '@temporalio/*', 'undici',
   '**/service.ts', '**/engine.ts', '**/engine-*.ts',
 ];
 // The worker (src/worker.ts) wires activities and workflows; everything else below HTTP starts workflows by type.

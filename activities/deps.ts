@@ -4,6 +4,8 @@ import { createEnrichmentProviders, type EnrichmentProvider, type EnrichmentProv
 import { createSearchProvider, type ProfileSearchProvider } from '../src/providers/search/index.ts';
 import { createVerificationProvider, type EmailVerificationProvider } from '../src/providers/verification/index.ts';
 import { limitedPool } from '../src/db/pg-options.ts';
+import { MicrosoftDirectory } from '../src/directory/microsoft.ts';
+import { log } from '../src/log.ts';
 import { SmtpProber } from '../src/smtp/prober.ts';
 import { SharedBudget } from '../src/smtp/shared-budget.ts';
 
@@ -23,6 +25,8 @@ export interface ActivityDeps {
   verificationProvider: EmailVerificationProvider;
   /** Enrichment adapters (PDL, Hunter, Lusha), each with its rate limiter; keys are passed per call. */
   enrichmentProviders: Record<EnrichmentProviderName, EnrichmentProvider>;
+  /** Microsoft's directory (CONTRACT §12), paced across every worker; null unless MS_DIRECTORY_CHECK=on. */
+  directory: MicrosoftDirectory | null;
 }
 
 /** The one place a worker's dependencies are wired from configuration (production and tests alike). */
@@ -34,7 +38,19 @@ export function createActivityDeps(config: Config, orm: Orm): ActivityDeps {
     prober: createSmtpProber(config),
     verificationProvider: createVerificationProvider(config),
     enrichmentProviders: createEnrichmentProviders(config),
+    directory: createDirectory(config),
   };
+}
+
+/** The worker's one MicrosoftDirectory (CONTRACT §12), or null when the check is off. */
+export function createDirectory(config: Config): MicrosoftDirectory | null {
+  if (config.MS_DIRECTORY_CHECK !== 'on') return null;
+  // The pace and the canary verdicts are shared through PostgreSQL: without it there is no honest pace.
+  if (!config.DATABASE_URL) throw new Error('MS_DIRECTORY_CHECK=on needs DATABASE_URL: the pace is shared through PostgreSQL');
+  // A small pool of its own: a pace reservation must not queue behind the activities' queries.
+  const pool = limitedPool(config, 4, 'Microsoft directory', { allowExitOnIdle: true });
+  log.info('Microsoft directory check on', { baseUrl: config.MS_LOGIN_BASE_URL, ratePerSecond: config.MS_DIRECTORY_RATE });
+  return new MicrosoftDirectory({ baseUrl: config.MS_LOGIN_BASE_URL, pool, ratePerSecond: config.MS_DIRECTORY_RATE });
 }
 
 function createSmtpProber(config: Config): SmtpProber {

@@ -143,6 +143,11 @@ const schema = z
       .string()
       .default('gmail.com,outlook.com,yahoo.com')
       .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
+    // CONTRACT §12: ask Microsoft's sign-in page whether an address exists (off unless the operator turns it on).
+    MS_DIRECTORY_CHECK: z.enum(['off', 'on']).default('off'),
+    MS_LOGIN_BASE_URL: url('https://login.microsoftonline.com'),
+    // Requests per second to that host, all worker processes on the database together; fractions allowed (0.5).
+    MS_DIRECTORY_RATE: z.coerce.number().positive().max(1000).default(2),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
     // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.

@@ -54,3 +54,10 @@ export const smtpLeaseWaitSeconds = new Counter({
   labelNames: ['mx_provider', 'egress'] as const,
   registers: [metricsRegistry],
 });
+
+export const directoryLookups = new Counter({
+  name: 'directory_lookups_total',
+  help: "Addresses looked up in Microsoft's directory (canaries included), by answer: exists, absent or no_verdict",
+  labelNames: ['answer'] as const,
+  registers: [metricsRegistry],
+});

@@ -3,6 +3,7 @@ import type { MailWorld } from './mail-world/world.ts';
 import { startMailWorld } from './mail-world/world.ts';
 import type { DnsRecords, HostBehaviour, MailWorldDescription } from './mail-world/types.ts';
 import { autodiscoverNameOf, eopHostOf } from '../domain/mailbox-provider.ts';
+import { type MsTenant, startMsLoginServer } from './providers/ms-login.ts';
 import { startPdlServer } from './providers/pdl.ts';
 import { startSerperServer } from './providers/serper.ts';
 import { startZeroBounceServer } from './providers/zerobounce.ts';
@@ -13,7 +14,7 @@ import { startZeroBounceServer } from './providers/zerobounce.ts';
  * keys or internet. Each piece stays off as soon as its real key or setting is given, and nothing of it
  * starts with NODE_ENV=production.
  */
-export type SandboxPiece = 'search' | 'verification' | 'enrichment' | 'mail' | 'credits';
+export type SandboxPiece = 'search' | 'verification' | 'enrichment' | 'mail' | 'directory' | 'credits';
 
 export interface Sandbox {
   pieces: SandboxPiece[];
@@ -53,7 +54,12 @@ export const SANDBOX_DOMAINS: Record<string, { behaviour: HostBehaviour; verdict
  * `mailboxProvider` / `mailboxProviderSignals`. On 127.77.1.x, apart from the documented domains above.
  */
 const M365_SPF = 'v=spf1 include:spf.protection.outlook.com -all';
-export const SANDBOX_MAILBOX_HOST_DOMAINS: Record<string, { mx: string; ip: string; records: Record<string, DnsRecords>; mailboxHost: string }> = {
+// The Microsoft 365 tenants behind gateways have directories too: the same people as contoso's.
+const gatewayTenant = (): MsTenant => ({ kind: 'honest', users: SANDBOX_PEOPLE.slice(0, 3).map(mailbox) });
+export const SANDBOX_MAILBOX_HOST_DOMAINS: Record<
+  string,
+  { mx: string; ip: string; records: Record<string, DnsRecords>; mailboxHost: string; tenant?: MsTenant }
+> = {
   [`m365-proofpoint.${SANDBOX_SUFFIX}`]: {
     mx: 'm365-proofpoint-sandbox-test.pphosted.com',
     ip: '127.77.1.2',
@@ -61,6 +67,7 @@ export const SANDBOX_MAILBOX_HOST_DOMAINS: Record<string, { mx: string; ip: stri
       [`m365-proofpoint.${SANDBOX_SUFFIX}`]: { txt: [M365_SPF] },
       [autodiscoverNameOf(`m365-proofpoint.${SANDBOX_SUFFIX}`)]: { cname: 'autodiscover.outlook.com' },
     },
+    tenant: gatewayTenant(),
     mailboxHost: 'Microsoft 365 behind a Proofpoint gateway: microsoft (spf, autodiscover)',
   },
   [`m365-mimecast.${SANDBOX_SUFFIX}`]: {
@@ -68,12 +75,14 @@ export const SANDBOX_MAILBOX_HOST_DOMAINS: Record<string, { mx: string; ip: stri
     ip: '127.77.1.3',
     // The EOP host only has to resolve; nothing is asked there (a documentation address).
     records: { [eopHostOf(`m365-mimecast.${SANDBOX_SUFFIX}`)]: { a: ['192.0.2.25'] } },
+    tenant: gatewayTenant(),
     mailboxHost: 'Microsoft 365 behind a Mimecast gateway: microsoft (eop)',
   },
   [`m365-new.${SANDBOX_SUFFIX}`]: {
     mx: 'm365-new-sandbox-test.j-v1.mx.microsoft',
     ip: '127.77.1.4',
     records: {},
+    tenant: gatewayTenant(),
     mailboxHost: 'Microsoft 365 on a newer MX name: microsoft (mx)',
   },
   [`workspace.${SANDBOX_SUFFIX}`]: {
@@ -83,6 +92,20 @@ export const SANDBOX_MAILBOX_HOST_DOMAINS: Record<string, { mx: string; ip: stri
     mailboxHost: 'Google Workspace behind a gateway of its own: google (spf)',
   },
 };
+
+/**
+ * Microsoft 365 tenants (CONTRACT §12): catch-all at SMTP behind an MX named as Microsoft names it
+ * (`<domain with dashes>.mail.protection.outlook.com`), and a directory the sign-in stand-in answers for.
+ */
+export const SANDBOX_MICROSOFT_TENANTS: Record<string, { tenant: MsTenant; verdict: string }> = {
+  [`contoso.${SANDBOX_SUFFIX}`]: {
+    tenant: { kind: 'honest', users: SANDBOX_PEOPLE.slice(0, 3).map(mailbox) },
+    verdict: 'catch-all; its directory knows jane.doe@, john.roe@, ada.byron@ (Valid, source directory), no one else (Catch-All, directory_absent)',
+  },
+  [`fabrikam.${SANDBOX_SUFFIX}`]: { tenant: { kind: 'accepts_all' }, verdict: 'catch-all; its directory says every address exists: Catch-All (provider_accepts_all)' },
+  [`tailspin.${SANDBOX_SUFFIX}`]: { tenant: { kind: 'throttles' }, verdict: 'catch-all; its directory throttles every lookup: Catch-All, as SMTP said' },
+};
+const microsoftMx = (domain: string) => `${domain.replace(/\./g, '-')}.mail.protection.outlook.com`;
 
 /** Has no MX and no A record: Invalid. Any name outside sandbox.test: Unknown (the sandbox resolver knows nothing of it). */
 export const SANDBOX_NO_MAIL_DOMAIN = `nomail.${SANDBOX_SUFFIX}`;
@@ -100,7 +123,13 @@ function mailWorldDescription(): MailWorldDescription {
     hosted.map(([domain, { mx, ip }]) => [domain, { mx: [{ host: mx, preference: 10, ip, behaviour: { catchAll: true } }] }]),
   );
   const records = Object.fromEntries(hosted.flatMap(([, spec]) => Object.entries(spec.records)));
-  return { domains: { ...domains, ...hostedDomains, [SANDBOX_NO_MAIL_DOMAIN]: {} }, records, authoritativeFor: SANDBOX_SUFFIX };
+  const tenants: MailWorldDescription['domains'] = Object.fromEntries(
+    Object.keys(SANDBOX_MICROSOFT_TENANTS).map((domain, i) => [
+      domain,
+      { mx: [{ host: microsoftMx(domain), preference: 10, ip: `127.77.2.${i + 2}`, behaviour: { catchAll: true } }] },
+    ]),
+  );
+  return { domains: { ...domains, ...hostedDomains, ...tenants, [SANDBOX_NO_MAIL_DOMAIN]: {} }, records, authoritativeFor: SANDBOX_SUFFIX };
 }
 
 /** The same query always finds the same person. */
@@ -124,6 +153,8 @@ export function sandboxPieces(env: Record<string, string | undefined>): SandboxP
   if (!given('ZEROBOUNCE_API_KEY', 'REACHER_BASE_URL')) pieces.push('verification');
   if (!given('PDL_API_KEY', 'HUNTER_API_KEY', 'LUSHA_API_KEY')) pieces.push('enrichment');
   if (!given('DNS_SERVERS', 'SMTP_PROBE_PORT')) pieces.push('mail');
+  // Its tenants' domains live in the sandbox mail world.
+  if (pieces.includes('mail') && !given('MS_DIRECTORY_CHECK', 'MS_LOGIN_BASE_URL')) pieces.push('directory');
   if (!given('SIGNUP_CREDITS')) pieces.push('credits');
   return pieces;
 }
@@ -185,6 +216,16 @@ export async function startSandbox(env: Record<string, string | undefined>): Pro
       const world: MailWorld = await startMailWorld(mailWorldDescription());
       Object.assign(out, { DNS_SERVERS: world.dnsServers.join(','), SMTP_PROBE_PORT: String(world.port) });
       stops.push(() => world.stop());
+    }
+    if (pieces.includes('directory')) {
+      const login = await startMsLoginServer({
+        tenants: Object.fromEntries([
+          ...Object.entries(SANDBOX_MICROSOFT_TENANTS).map(([domain, { tenant }]) => [domain, tenant] as const),
+          ...Object.entries(SANDBOX_MAILBOX_HOST_DOMAINS).flatMap(([domain, { tenant }]) => (tenant ? [[domain, tenant] as const] : [])),
+        ]),
+      });
+      Object.assign(out, { MS_DIRECTORY_CHECK: 'on', MS_LOGIN_BASE_URL: login.url });
+      stops.push(() => login.close());
     }
     if (pieces.includes('credits')) out.SIGNUP_CREDITS = String(SANDBOX_CREDITS);
   } catch (error) {

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are asserted field by field */
 import { randomUUID } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -48,12 +49,38 @@ async function api(method: string, route: string, body?: unknown): Promise<any> 
 
 describe('the development sandbox', () => {
   it('stands in for every piece whose key or setting is missing, and for none in production', () => {
-    expect(sandbox.pieces).toEqual(['search', 'verification', 'enrichment', 'mail', 'credits']);
+    expect(sandbox.pieces).toEqual(['search', 'verification', 'enrichment', 'mail', 'directory', 'credits']);
+    expect(sandboxPieces({ NODE_ENV: 'development', MS_DIRECTORY_CHECK: 'off' })).not.toContain('directory');
     expect(sandboxPieces({ NODE_ENV: 'development', SERPER_API_KEY: 'k', PDL_API_KEY: 'k', DNS_SERVERS: '1.1.1.1' })).toEqual([
       'verification',
       'credits',
     ]);
     expect(sandboxPieces({ NODE_ENV: 'production' })).toEqual([]);
+  });
+
+  it("turns the Microsoft directory check on against its stand-in, whose tenants the mail world's domains are", async () => {
+    expect(sandbox.env).toMatchObject({ MS_DIRECTORY_CHECK: 'on', MS_LOGIN_BASE_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/) });
+    const ask = async (username: string) => {
+      const res = await fetch(`${sandbox.env.MS_LOGIN_BASE_URL}/common/GetCredentialType`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Username: username }),
+      });
+      const body = (await res.json()) as { IfExistsResult: number; ThrottleStatus: number };
+      return [body.IfExistsResult, body.ThrottleStatus];
+    };
+    expect(await ask('jane.doe@contoso.sandbox.test')).toEqual([0, 0]);
+    expect(await ask('x1f2e3@contoso.sandbox.test')).toEqual([1, 0]);
+    expect(await ask('x1f2e3@fabrikam.sandbox.test')).toEqual([0, 0]);
+    expect(await ask('jane.doe@tailspin.sandbox.test')).toEqual([0, 1]);
+    // Their MX is a Microsoft host name, served by the sandbox's own mail hosts.
+    const resolver = new Resolver();
+    resolver.setServers(sandbox.env.DNS_SERVERS!.split(','));
+    for (const name of ['contoso', 'fabrikam', 'tailspin']) {
+      const [mx] = await resolver.resolveMx(`${name}.sandbox.test`);
+      expect(mx!.exchange).toBe(`${name}-sandbox-test.mail.protection.outlook.com`);
+      expect(await resolver.resolve4(mx!.exchange)).toEqual([expect.stringMatching(/^127\.77\./)]);
+    }
   });
 
   it('runs a verification, a scrape with sync and an enrichment end to end without any key', async () => {
@@ -153,6 +180,11 @@ describe('the development sandbox', () => {
     const results = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
     expect(
       Object.fromEntries(results.data.map((r: any) => [r.email, [r.result, r.mxProvider, r.mailboxProvider, r.mailboxProviderSignals]])),
-    ).toEqual(Object.fromEntries(Object.entries(expected).map(([email, [mx, mailbox, signals]]) => [email, ['Catch-All', mx, mailbox, signals]])));
+    ).toEqual(
+      Object.fromEntries(
+        // The Microsoft 365 tenants' directories know jane.doe: the free stage says Valid where SMTP could not.
+        Object.entries(expected).map(([email, [mx, mailbox, signals]]) => [email, [mailbox === 'microsoft' ? 'Valid' : 'Catch-All', mx, mailbox, signals]]),
+      ),
+    );
   });
 });

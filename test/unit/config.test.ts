@@ -43,6 +43,14 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ SMTP_GREYLIST_SCHEDULE: bad }), bad).toThrow(/SMTP_GREYLIST_SCHEDULE: .*not a duration/);
   });
 
+  it('leaves the Microsoft directory check off by default, at 2 requests a second to login.microsoftonline.com', () => {
+    expect(loadConfig({})).toMatchObject({ MS_DIRECTORY_CHECK: 'off', MS_LOGIN_BASE_URL: 'https://login.microsoftonline.com', MS_DIRECTORY_RATE: 2 });
+    expect(loadConfig({ MS_DIRECTORY_CHECK: 'on', MS_DIRECTORY_RATE: '0.5' })).toMatchObject({ MS_DIRECTORY_CHECK: 'on', MS_DIRECTORY_RATE: 0.5 });
+    for (const env of [{ MS_DIRECTORY_CHECK: 'yes' }, { MS_DIRECTORY_RATE: '0' }, { MS_DIRECTORY_RATE: 'fast' }, { MS_LOGIN_BASE_URL: 'not a url' }]) {
+      expect(() => loadConfig(env)).toThrow(new RegExp(Object.keys(env)[0]!));
+    }
+  });
+
   it('stops with a message naming every invalid variable', () => {
     const attempt = () => loadConfig({ PORT: 'eighty', VERIFICATION_PROVIDER: 'acme', VERIFICATION_DECISION_TIMEOUT: 'soon' });
     expect(attempt).toThrow(ConfigError);

@@ -28,6 +28,8 @@ import { WebhookEndpoint } from './webhook-endpoint.ts';
 import { WebhookEvent } from './webhook-event.ts';
 import { SendOutcome } from './send-outcome.ts';
 import { DomainTemplateShare } from './domain-template-share.ts';
+import { DirectoryPacer } from './directory-pacer.ts';
+import { DirectoryTenant } from './directory-tenant.ts';
 
 export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSmtpSession, VerificationSpend };
@@ -35,6 +37,7 @@ export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRe
 export { ScrapeItem, ScrapeJob };
 export { SmtpHostBudget, SmtpLease };
 export { DomainTemplateShare, SendOutcome };
+export { DirectoryPacer, DirectoryTenant };
 export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
@@ -42,4 +45,5 @@ export const entities = [Organization, User, Session, LoginFailure, List, Lead, 
   VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, VerificationSmtpSession, ScrapeJob, ScrapeItem,
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
   VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery, SmtpHostBudget, SmtpLease,
-  SendOutcome, DomainTemplateShare];
+  SendOutcome, DomainTemplateShare,
+  DirectoryPacer, DirectoryTenant];

@@ -9,6 +9,7 @@ import { startZeroBounceServer, type ZeroBounceServer } from './zerobounce.ts';
 export * from './brave.ts';
 export * from './hunter.ts';
 export * from './lusha.ts';
+export * from './ms-login.ts';
 export * from './pdl.ts';
 export * from './reacher.ts';
 export * from './serper.ts';

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON, the raw text when it is not JSON, undefined when empty. */
   body: unknown;
+  /** When its headers arrived (Date.now()), for tests that measure a client's pace. */
+  at: number;
 }
 
 export interface Reply {
@@ -73,16 +75,17 @@ export async function startStandIn(route: Route): Promise<StandIn> {
   };
 
   const server = createServer((req, res) => {
+    const at = Date.now();
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     res.on('close', () => inFlight--);
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res, at).catch((error: unknown) => {
       if (!res.headersSent) write(res, { status: 599, text: String(error) });
     });
   });
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const recorded = await record(req);
+  const handle = async (req: IncomingMessage, res: ServerResponse, at: number): Promise<void> => {
+    const recorded = await record(req, at);
     requests.push(recorded);
     const current = nextMode();
     switch (current.kind) {
@@ -155,7 +158,7 @@ export async function startStandIn(route: Route): Promise<StandIn> {
   };
 }
 
-async function record(req: IncomingMessage): Promise<RecordedRequest> {
+async function record(req: IncomingMessage, at: number): Promise<RecordedRequest> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -174,6 +177,7 @@ async function record(req: IncomingMessage): Promise<RecordedRequest> {
     query: Object.fromEntries(url.searchParams),
     headers: req.headers,
     body,
+    at,
   };
 }
 
