@@ -63,8 +63,7 @@ export function verificationActivities(deps: ActivityDeps) {
      * (src/verification/engine-catch-all.ts); returns how many still wait for a directory verdict.
      */
     async assessCatchAlls(input: { jobId: string; retry: boolean }): Promise<{ assessed: number; directoryPending: number }> {
-      // TODO(merge): deps.directory
-      return heartbeating((run) => assessCatchAlls({ orm, directory: null }, input, run));
+      return heartbeating((run) => assessCatchAlls({ orm, directory: deps.directory }, input, run));
     },
 
     /** The job's Valid addresses teach the domains' templates, once, after the job is done. */

@@ -3,15 +3,8 @@ import { scoreCatchAll, dominantTemplate, type CatchAllSignals } from '../domain
 import { type EmailTemplate, templatesOf } from '../domain/email-templates.ts';
 import type { Orm } from '../db/orm.ts';
 import type { BatchRun } from '../jobs/batch-run.ts';
+import type { DirectoryAnswer, MicrosoftDirectory, TenantVerdict } from '../directory/microsoft.ts';
 import { isRoleLocalPart } from '../smtp/flags.ts';
-
-// TODO(merge): these come from src/directory/microsoft.ts.
-type DirectoryAnswer = { kind: 'exists'; ifExistsResult: number } | { kind: 'absent'; ifExistsResult: 1 } | { kind: 'no_verdict'; reason: string };
-type TenantVerdict = 'honest' | 'accepts_all' | 'unknown';
-interface MicrosoftDirectory {
-  lookup(email: string, options?: { slow?: boolean; signal?: AbortSignal }): Promise<DirectoryAnswer>;
-  tenant(domain: string, options?: { signal?: AbortSignal }): Promise<TenantVerdict>;
-}
 import {
   type Assessment,
   type CatchAllRow,
