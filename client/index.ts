@@ -4,7 +4,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './schema.d.ts';
 
-export type { components, operations, paths } from './schema.d.ts';
+export type { components, operations, paths, webhooks } from './schema.d.ts';
 
 export interface ClientOptions {
   /** Where the service answers, e.g. `https://leads.example.com` (the document's server is relative: `/`). */

@@ -1094,9 +1094,250 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A verification job reached `awaiting_decision`, `completed`, `failed`
+         * @description Sent to every endpoint subscribed to the event (POST /api/webhooks). Verify the signature over the raw body before parsing it.
+         */
+        post: operations["postWebhookEventsVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    scrape: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scrape job reached `completed`, `failed`
+         * @description Sent to every endpoint subscribed to the event (POST /api/webhooks). Verify the signature over the raw body before parsing it.
+         */
+        post: operations["postWebhookEventsScrape"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    enrichment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A enrichment job reached `completed`, `failed`
+         * @description Sent to every endpoint subscribed to the event (POST /api/webhooks). Verify the signature over the raw body before parsing it.
+         */
+        post: operations["postWebhookEventsEnrichment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        VerificationJobEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`)
+             */
+            id: string;
+            /** @enum {string} */
+            type: "verification.awaiting_decision" | "verification.completed" | "verification.failed";
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                job: components["schemas"]["VerificationJob"];
+            };
+        };
+        VerificationJob: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            listId: string;
+            listName: string;
+            /** @enum {string} */
+            verificationStage: "pending" | "smtp_verifying" | "awaiting_decision" | "api_verifying" | "completed" | "failed";
+            /** @enum {string} */
+            verificationMethod: "smtp_only" | "smtp_api_fallback" | "api_only";
+            totalEmails: number;
+            /** @description Addresses whose work in the current stage is done */
+            processedEmails: number;
+            /** @description Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE) */
+            deferredCount: number;
+            smtpValidCount: number;
+            smtpInvalidCount: number;
+            smtpCatchAllCount: number;
+            smtpUnknownCount: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            smtpCompletedAt: string | null;
+            /** @description (Valid + Invalid) / totalEmails × 100 over final results, 2 decimals */
+            coveragePercentage: number;
+            /** @enum {string|null} */
+            userDecision: "accept_current" | "fill_unknowns_only" | "fill_catchall_only" | "fill_all_gaps" | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            decisionMadeAt: string | null;
+            apiVerifiedEmails: number;
+            /**
+             * @description US dollars, at most 6 decimals (computed in micro-dollars)
+             * @example 0.0015
+             */
+            apiCost: number;
+            apiValidCount: number;
+            apiInvalidCount: number;
+            apiCatchAllCount: number;
+            apiUnknownCount: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            completedAt: string | null;
+            /** @description Why a `failed` job stopped */
+            failureReason: string | null;
+            /** @description Conditions of the verifying worker that kept addresses from a verdict */
+            warnings: {
+                /** @enum {string} */
+                code: "resolver_unreliable" | "smtp_egress_blocked" | "provider_throttled";
+                message: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        ScrapeJobEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`)
+             */
+            id: string;
+            /** @enum {string} */
+            type: "scrape.completed" | "scrape.failed";
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                job: components["schemas"]["ScrapeJob"];
+            };
+        };
+        ScrapeJob: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "paused" | "completed" | "failed";
+            /** @enum {string} */
+            inputType: "companies" | "names" | "domains";
+            totalItems: number;
+            completedItems: number;
+            foundItems: number;
+            /** @description Why the job failed; null unless `failed` */
+            failureReason: string | null;
+            /**
+             * Format: uuid
+             * @description The list the first sync created; null before
+             */
+            listId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the job completed or failed
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            completedAt: string | null;
+        };
+        EnrichmentJobEvent: {
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`)
+             */
+            id: string;
+            /** @enum {string} */
+            type: "enrichment.completed" | "enrichment.failed";
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                job: components["schemas"]["BulkEnrichmentJob"];
+            };
+        };
+        BulkEnrichmentJob: {
+            /** Format: uuid */
+            jobId: string;
+            /** Format: uuid */
+            listId: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            fields: ("workEmail" | "personalEmail" | "phone")[];
+            totalLeads: number;
+            processedLeads: number;
+            /** @description Leads that received at least one requested field */
+            successCount: number;
+            failedCount: number;
+            /** @description Leads not processed because credits ran out */
+            skippedCount: number;
+            creditsUsed: number;
+            estimatedCredits: number;
+            /** @enum {string|null} */
+            stopReason: "insufficient_credits" | null;
+            failureReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            completedAt: string | null;
+        };
         Error: {
             error: {
                 code: string;
@@ -1279,73 +1520,6 @@ export interface components {
              */
             phone?: string | null;
         };
-        VerificationJob: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            listId: string;
-            listName: string;
-            /** @enum {string} */
-            verificationStage: "pending" | "smtp_verifying" | "awaiting_decision" | "api_verifying" | "completed" | "failed";
-            /** @enum {string} */
-            verificationMethod: "smtp_only" | "smtp_api_fallback" | "api_only";
-            totalEmails: number;
-            /** @description Addresses whose work in the current stage is done */
-            processedEmails: number;
-            /** @description Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE) */
-            deferredCount: number;
-            smtpValidCount: number;
-            smtpInvalidCount: number;
-            smtpCatchAllCount: number;
-            smtpUnknownCount: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            smtpCompletedAt: string | null;
-            /** @description (Valid + Invalid) / totalEmails × 100 over final results, 2 decimals */
-            coveragePercentage: number;
-            /** @enum {string|null} */
-            userDecision: "accept_current" | "fill_unknowns_only" | "fill_catchall_only" | "fill_all_gaps" | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            decisionMadeAt: string | null;
-            apiVerifiedEmails: number;
-            /**
-             * @description US dollars, at most 6 decimals (computed in micro-dollars)
-             * @example 0.0015
-             */
-            apiCost: number;
-            apiValidCount: number;
-            apiInvalidCount: number;
-            apiCatchAllCount: number;
-            apiUnknownCount: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            completedAt: string | null;
-            /** @description Why a `failed` job stopped */
-            failureReason: string | null;
-            /** @description Conditions of the verifying worker that kept addresses from a verdict */
-            warnings: {
-                /** @enum {string} */
-                code: "resolver_unreliable" | "smtp_egress_blocked" | "provider_throttled";
-                message: string;
-            }[];
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            updatedAt: string;
-        };
         VerificationProgress: {
             job: {
                 /** Format: uuid */
@@ -1480,41 +1654,6 @@ export interface components {
             job: components["schemas"]["ScrapeJob"];
             message: string;
         };
-        ScrapeJob: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @enum {string} */
-            status: "pending" | "processing" | "paused" | "completed" | "failed";
-            /** @enum {string} */
-            inputType: "companies" | "names" | "domains";
-            totalItems: number;
-            completedItems: number;
-            foundItems: number;
-            /** @description Why the job failed; null unless `failed` */
-            failureReason: string | null;
-            /**
-             * Format: uuid
-             * @description The list the first sync created; null before
-             */
-            listId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            updatedAt: string;
-            /**
-             * Format: date-time
-             * @description When the job completed or failed
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            completedAt: string | null;
-        };
         ScrapeJobDetail: components["schemas"]["ScrapeJob"] & {
             items: components["schemas"]["ScrapeItem"][];
         };
@@ -1541,42 +1680,6 @@ export interface components {
             listId: string;
             leadsCount: number;
             message: string;
-        };
-        BulkEnrichmentJob: {
-            /** Format: uuid */
-            jobId: string;
-            /** Format: uuid */
-            listId: string;
-            /** @enum {string} */
-            status: "pending" | "processing" | "completed" | "failed";
-            fields: ("workEmail" | "personalEmail" | "phone")[];
-            totalLeads: number;
-            processedLeads: number;
-            /** @description Leads that received at least one requested field */
-            successCount: number;
-            failedCount: number;
-            /** @description Leads not processed because credits ran out */
-            skippedCount: number;
-            creditsUsed: number;
-            estimatedCredits: number;
-            /** @enum {string|null} */
-            stopReason: "insufficient_credits" | null;
-            failureReason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            updatedAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-20T12:00:00.000Z
-             */
-            completedAt: string | null;
         };
         EnrichResult: {
             /** @description The providers found the person (even if no datum was verified or affordable) */
@@ -10005,6 +10108,114 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    postWebhookEventsVerification: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: drop repeats by it */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64(HMAC-SHA256(the base64-decoded secret after `whsec_`, `"<webhook-id>.<webhook-timestamp>.<raw body>"`)): Standard Webhooks */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerificationJobEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 s ends the delivery */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature): like any answer other than 2xx, retried for 24 h */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postWebhookEventsScrape: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: drop repeats by it */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64(HMAC-SHA256(the base64-decoded secret after `whsec_`, `"<webhook-id>.<webhook-timestamp>.<raw body>"`)): Standard Webhooks */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScrapeJobEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 s ends the delivery */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature): like any answer other than 2xx, retried for 24 h */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postWebhookEventsEnrichment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry: drop repeats by it */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64(HMAC-SHA256(the base64-decoded secret after `whsec_`, `"<webhook-id>.<webhook-timestamp>.<raw body>"`)): Standard Webhooks */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrichmentJobEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 10 s ends the delivery */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature): like any answer other than 2xx, retried for 24 h */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

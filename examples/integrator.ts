@@ -11,8 +11,8 @@ import { Webhook } from 'standardwebhooks';
 import { type ApiClient, type components, createApiClient } from '../client/index.ts';
 
 type Job = components['schemas']['VerificationJob'];
-/** A webhook event (README, "An integrator's session"): the job as its GET route shows it. */
-export type JobEvent = { id: string; type: string; createdAt: string; data: { job: Job } };
+/** What the service POSTs when a verification job moves on: the document's `webhooks`, generated with the client. */
+export type JobEvent = components['schemas']['VerificationJobEvent'];
 
 export interface IntegratorOptions {
   baseUrl: string;

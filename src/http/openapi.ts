@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { mountApi } from './api.ts';
 import type { AppEnv } from './env.ts';
+import { registerWebhookEvents } from './webhook-events.ts';
 
 type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 
@@ -41,6 +42,7 @@ export const TAGS: Record<string, string> = {
   'external-leads': 'Leads, for integrations (an API key)',
   'external-verification': 'One address in real time, and bulk verification jobs, for integrations (an API key)',
   'external-enrichment': 'Single and bulk enrichment, for integrations (an API key)',
+  'webhook-events': 'What the service sends to webhook endpoints (OpenAPI `webhooks`), signed per Standard Webhooks',
 };
 
 function registerSecuritySchemes(app: OpenAPIHono<AppEnv>) {
@@ -58,6 +60,7 @@ export function buildOpenApiDocument(): Document {
   const app = new OpenAPIHono<AppEnv>();
   mountApi(app);
   registerSecuritySchemes(app);
+  registerWebhookEvents(app);
   const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
@@ -77,6 +80,13 @@ export function buildOpenApiDocument(): Document {
     for (const method of METHODS) {
       const operation = item[method];
       if (operation) operation.operationId = operationIdOf(method, path);
+    }
+  }
+  // A webhook's key is a name, not a path: the rule reads it as `/webhook-events/<name>`, its tag, which no route has.
+  for (const [name, item] of Object.entries(document.webhooks ?? {})) {
+    for (const method of METHODS) {
+      const operation = (item as typeof item & Record<string, { operationId?: string } | undefined>)[method];
+      if (operation) operation.operationId = operationIdOf(method, `/webhook-events/${name}`);
     }
   }
   return document;

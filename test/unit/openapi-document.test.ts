@@ -6,11 +6,14 @@ import { buildOpenApiDocument, operationIdOf, TAGS } from '../../src/http/openap
 const document = buildOpenApiDocument();
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 type Operation = { operationId?: string; security?: unknown; tags?: string[]; responses: Record<string, unknown> };
-const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-  Object.entries(item as Record<string, Operation>)
-    .filter(([method]) => METHODS.includes(method))
-    .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, operation })),
-);
+const operationsOf = (items: object, pathOf: (key: string) => string) =>
+  Object.entries(items as Record<string, Record<string, Operation>>).flatMap(([key, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${pathOf(key)}`, method, path: pathOf(key), operation })),
+  );
+// The events the service sends (OpenAPI `webhooks`) are operations too, named as if at /webhook-events/<name>.
+const operations = [...operationsOf(document.paths ?? {}, (path) => path), ...operationsOf(document.webhooks ?? {}, (name) => `/webhook-events/${name}`)];
 
 describe('the OpenAPI document', () => {
   it('is built without a database, and holds the routes', () => {
@@ -42,7 +45,15 @@ describe('the OpenAPI document', () => {
       for (const requirement of operation.security as Record<string, string[]>[]) expect(schemes, name).toEqual(expect.arrayContaining(Object.keys(requirement)));
     }
     const open = operations.filter(({ operation }) => (operation.security as unknown[]).length === 0).map(({ name }) => name);
-    expect(open.sort()).toEqual(['GET /healthz', 'GET /readyz', 'POST /api/auth/login', 'POST /api/auth/signup']);
+    expect(open.sort()).toEqual([
+      'GET /healthz',
+      'GET /readyz',
+      'POST /api/auth/login',
+      'POST /api/auth/signup',
+      'POST /webhook-events/enrichment',
+      'POST /webhook-events/scrape',
+      'POST /webhook-events/verification',
+    ]);
   });
 
   it('puts each operation under one declared tag, and declares only tags in use', () => {
@@ -66,6 +77,15 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(post.responses!)).toEqual(expect.arrayContaining(['400', '401', '403', '409', '413', '414', '422', '429', '431', '500', '503']));
     const get = document.paths!['/api/external/lists']!.get!;
     expect(Object.keys(get.responses!)).not.toContain('413');
+  });
+
+  it('documents the events sent to webhook endpoints, one per job kind, each with every event type of its kind', () => {
+    const body = (name: string) => (document.webhooks![name] as { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }).post.requestBody.content['application/json']!.schema.$ref;
+    expect(Object.keys(document.webhooks ?? {}).sort()).toEqual(['enrichment', 'scrape', 'verification']);
+    expect(body('verification')).toBe('#/components/schemas/VerificationJobEvent');
+    const event = document.components!.schemas!.VerificationJobEvent as { properties: { type: { enum: string[] }; data: unknown } };
+    expect(event.properties.type.enum).toEqual(['verification.awaiting_decision', 'verification.completed', 'verification.failed']);
+    expect(event.properties.data).toMatchObject({ properties: { job: { $ref: '#/components/schemas/VerificationJob' } } });
   });
 
   it('names its servers and licence', () => {
