@@ -13,6 +13,7 @@ import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
+import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
 import { verifyByProvider } from '../src/verification/engine-api.ts';
 import { deferredCount } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
@@ -55,6 +56,20 @@ export function verificationActivities(deps: ActivityDeps) {
     /** One later attempt for every deferred address; returns how many are still deferred. */
     async retryDeferredAddresses({ jobId }: { jobId: string }): Promise<{ deferred: number }> {
       return heartbeating((run) => retryDeferred({ orm, prober }, jobId, run));
+    },
+
+    /**
+     * The Catch-All results after the SMTP stage: the directory where it is on, then a score and its reasons
+     * (src/verification/engine-catch-all.ts); returns how many still wait for a directory verdict.
+     */
+    async assessCatchAlls(input: { jobId: string; retry: boolean }): Promise<{ assessed: number; directoryPending: number }> {
+      // TODO(merge): deps.directory
+      return heartbeating((run) => assessCatchAlls({ orm, directory: null }, input, run));
+    },
+
+    /** The job's Valid addresses teach the domains' templates, once, after the job is done. */
+    async learnTemplates({ jobId }: { jobId: string }): Promise<{ taught: number }> {
+      return { taught: await heartbeating((run) => learnTemplates({ orm }, jobId, run)) };
     },
 
     async finishSmtpStage({ jobId }: { jobId: string }) {

@@ -103,6 +103,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
       }
       // Histories recorded before the greylist schedule existed replay without it.
       if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId);
+      if (input.method !== 'api_only' && patched('catch-all-truth')) await assessCatchAllResults(jobId);
       finishingSmtp = true;
       try {
         stage = (await db().finishSmtpStage({ jobId })).stage;
@@ -149,6 +150,9 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     );
   }
   await emitJobEvent('verification.completed', jobId);
+  // After the user's answer is out: what this job's Valid addresses teach later Catch-All scores and the finder.
+  // The job is done whatever happens here: a list deleted meanwhile only means nothing is learned.
+  if (patched('catch-all-truth')) await smtp.learnTemplates({ jobId }).catch(() => undefined);
   await condition(allHandlersFinished);
 }
 
@@ -183,6 +187,23 @@ async function runSmtpStage(
     running.delete(await Promise.race(running.values()));
   }
   return nextSeq <= plan.domainCount ? nextSeq : null;
+}
+
+/** Waits before the later directory passes over addresses that got no verdict (throttling, errors). */
+const DIRECTORY_RETRY_WAITS = ['10s', '30s'] as const;
+
+/**
+ * Scores every Catch-All result (and asks the Microsoft directory where it is on), then, while the directory left
+ * addresses without a verdict, waits on a durable timer and asks again at a lower rate. Those still without one keep
+ * their SMTP verdict and score.
+ */
+async function assessCatchAllResults(jobId: string): Promise<void> {
+  let { directoryPending } = await smtp.assessCatchAlls({ jobId, retry: false });
+  for (const wait of DIRECTORY_RETRY_WAITS) {
+    if (directoryPending === 0) return;
+    await sleep(wait);
+    ({ directoryPending } = await smtp.assessCatchAlls({ jobId, retry: true }));
+  }
 }
 
 /**

@@ -14,10 +14,22 @@ export const MX_PROVIDERS = [
 export type MxProvider = (typeof MX_PROVIDERS)[number];
 
 // Suffixes of the providers' MX names (Google Workspace, Microsoft 365/EOP, Yahoo, Zoho, Proofpoint
-// Essentials and PPS, Mimecast); a host matches the name itself or any subdomain of it.
+// Essentials and PPS, Mimecast); a host matches the name itself or any subdomain of it. Microsoft gives new
+// Microsoft 365 domains DNSSEC-signed hosts under `mx.microsoft` (`contoso-com.j-v1.mx.microsoft`: since 2024,
+// for every new domain from July 2026); consumer Outlook's hosts sit under `olc.protection.outlook.com`.
 const SUFFIXES: ReadonlyArray<readonly [MxProvider, readonly string[]]> = [
   ['google', ['google.com', 'googlemail.com']],
-  ['microsoft', ['mail.protection.outlook.com', 'outlook.com', 'hotmail.com', 'messaging.microsoft.com']],
+  [
+    'microsoft',
+    [
+      'mail.protection.outlook.com',
+      'olc.protection.outlook.com',
+      'outlook.com',
+      'hotmail.com',
+      'messaging.microsoft.com',
+      'mx.microsoft',
+    ],
+  ],
   ['yahoo', ['yahoodns.net', 'yahoo.com']],
   ['zoho', ['zoho.com', 'zoho.eu', 'zoho.in', 'zoho.com.au', 'zohomail.com']],
   ['proofpoint', ['pphosted.com', 'ppe-hosted.com']],

@@ -36,7 +36,7 @@ export const DECISIONS = [
 export type Decision = (typeof DECISIONS)[number];
 
 /** Where a per-address result came from. */
-export const RESULT_SOURCES = ['precheck', 'smtp', 'api'] as const;
+export const RESULT_SOURCES = ['precheck', 'smtp', 'directory', 'api'] as const;
 export type ResultSource = (typeof RESULT_SOURCES)[number];
 
 /** The provider's price per address (interface.md §8.2: $0.0005), in micro-dollars. */

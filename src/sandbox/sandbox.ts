@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { MailWorld } from './mail-world/world.ts';
 import { startMailWorld } from './mail-world/world.ts';
-import type { HostBehaviour, MailWorldDescription } from './mail-world/types.ts';
+import type { DnsRecords, HostBehaviour, MailWorldDescription } from './mail-world/types.ts';
+import { autodiscoverNameOf, eopHostOf } from '../domain/mailbox-provider.ts';
 import { startPdlServer } from './providers/pdl.ts';
 import { startSerperServer } from './providers/serper.ts';
 import { startZeroBounceServer } from './providers/zerobounce.ts';
@@ -45,6 +46,44 @@ export const SANDBOX_DOMAINS: Record<string, { behaviour: HostBehaviour; verdict
   [`down.${SANDBOX_SUFFIX}`]: { behaviour: { refused: true }, verdict: 'its MX host refuses connections: Unknown' },
   [`postgrey.${SANDBOX_SUFFIX}`]: { behaviour: { greylistForMs: 30_000 }, verdict: 'greylists each (sender, address) for 30 s, past the in-session retries: Valid or Invalid after a later attempt (SMTP_GREYLIST_SCHEDULE)' },
 };
+
+/**
+ * Catch-all domains whose mailboxes are hosted elsewhere than their MX name says, or by a newer MX name (CONTRACT §12
+ * "Who hosts the mailboxes"): each MX host accepts any address, and its DNS shows what results carry as
+ * `mailboxProvider` / `mailboxProviderSignals`. On 127.77.1.x, apart from the documented domains above.
+ */
+const M365_SPF = 'v=spf1 include:spf.protection.outlook.com -all';
+export const SANDBOX_MAILBOX_HOST_DOMAINS: Record<string, { mx: string; ip: string; records: Record<string, DnsRecords>; mailboxHost: string }> = {
+  [`m365-proofpoint.${SANDBOX_SUFFIX}`]: {
+    mx: 'm365-proofpoint-sandbox-test.pphosted.com',
+    ip: '127.77.1.2',
+    records: {
+      [`m365-proofpoint.${SANDBOX_SUFFIX}`]: { txt: [M365_SPF] },
+      [autodiscoverNameOf(`m365-proofpoint.${SANDBOX_SUFFIX}`)]: { cname: 'autodiscover.outlook.com' },
+    },
+    mailboxHost: 'Microsoft 365 behind a Proofpoint gateway: microsoft (spf, autodiscover)',
+  },
+  [`m365-mimecast.${SANDBOX_SUFFIX}`]: {
+    mx: 'm365-mimecast-sandbox-test.mimecast.com',
+    ip: '127.77.1.3',
+    // The EOP host only has to resolve; nothing is asked there (a documentation address).
+    records: { [eopHostOf(`m365-mimecast.${SANDBOX_SUFFIX}`)]: { a: ['192.0.2.25'] } },
+    mailboxHost: 'Microsoft 365 behind a Mimecast gateway: microsoft (eop)',
+  },
+  [`m365-new.${SANDBOX_SUFFIX}`]: {
+    mx: 'm365-new-sandbox-test.j-v1.mx.microsoft',
+    ip: '127.77.1.4',
+    records: {},
+    mailboxHost: 'Microsoft 365 on a newer MX name: microsoft (mx)',
+  },
+  [`workspace.${SANDBOX_SUFFIX}`]: {
+    mx: `filter.workspace.${SANDBOX_SUFFIX}`,
+    ip: '127.77.1.5',
+    records: { [`workspace.${SANDBOX_SUFFIX}`]: { txt: ['v=spf1 include:_spf.google.com ~all'] } },
+    mailboxHost: 'Google Workspace behind a gateway of its own: google (spf)',
+  },
+};
+
 /** Has no MX and no A record: Invalid. Any name outside sandbox.test: Unknown (the sandbox resolver knows nothing of it). */
 export const SANDBOX_NO_MAIL_DOMAIN = `nomail.${SANDBOX_SUFFIX}`;
 
@@ -56,7 +95,12 @@ function mailWorldDescription(): MailWorldDescription {
       { mx: [{ host: `mx.${domain}`, preference: 10, ip: `127.77.0.${i + 2}`, behaviour: { mailboxes: mailboxes.map((m) => `${m}@${domain}`), ...behaviour } }] },
     ]),
   );
-  return { domains: { ...domains, [SANDBOX_NO_MAIL_DOMAIN]: {} }, authoritativeFor: SANDBOX_SUFFIX };
+  const hosted = Object.entries(SANDBOX_MAILBOX_HOST_DOMAINS);
+  const hostedDomains = Object.fromEntries(
+    hosted.map(([domain, { mx, ip }]) => [domain, { mx: [{ host: mx, preference: 10, ip, behaviour: { catchAll: true } }] }]),
+  );
+  const records = Object.fromEntries(hosted.flatMap(([, spec]) => Object.entries(spec.records)));
+  return { domains: { ...domains, ...hostedDomains, [SANDBOX_NO_MAIL_DOMAIN]: {} }, records, authoritativeFor: SANDBOX_SUFFIX };
 }
 
 /** The same query always finds the same person. */

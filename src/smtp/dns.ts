@@ -22,6 +22,9 @@ export type MxLookup =
 export type HostLookup =
   { kind: 'addresses'; addresses: string[] } | { kind: 'none' } | { kind: 'dns-error'; reason: string };
 
+/** Records of one type at a name: none when the name or the type does not exist; `dns-error` when nothing is known. */
+export type RecordLookup = { kind: 'records'; records: string[] } | { kind: 'dns-error'; reason: string };
+
 // c-ares codes meaning "the name or the record type does not exist": a definitive answer.
 const ABSENT_CODES = new Set(['ENOTFOUND', 'ENODATA']);
 
@@ -79,6 +82,28 @@ export class MxResolver {
     if (host.kind === 'dns-error') return host;
     if (host.kind === 'none') return { kind: 'no-mail-host' };
     return { kind: 'mx', hosts: [{ host: domain, preference: 0 }], implicit: true };
+  }
+
+  /** TXT records of `name`, each one's character-strings joined (as RFC 7208 §3.3 reads an SPF record). */
+  lookupTxt(name: string): Promise<RecordLookup> {
+    return this.#records('TXT', name, async () => (await this.#resolver.resolveTxt(name)).map((chunks) => chunks.join('')));
+  }
+
+  /** The CNAME targets of `name`. */
+  lookupCname(name: string): Promise<RecordLookup> {
+    return this.#records('CNAME', name, () => this.#resolver.resolveCname(name));
+  }
+
+  /** The IPv4 addresses of `name`. */
+  lookupA(name: string): Promise<RecordLookup> {
+    return this.#records('A', name, () => this.#resolver.resolve4(name));
+  }
+
+  async #records(type: string, name: string, lookup: () => Promise<string[]>): Promise<RecordLookup> {
+    const found = await attempt(lookup);
+    if (found.ok) return { kind: 'records', records: found.value };
+    if (found.absent) return { kind: 'records', records: [] };
+    return { kind: 'dns-error', reason: `${type} lookup for ${name} failed (${found.code})` };
   }
 
   /** IPv4 addresses first (what most MX hosts answer on), then IPv6. */

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { domainOf, isValidEmailSyntax, normalizeEmail, toAsciiDomain } from '../domain/email.ts';
 import { formatReply } from '../domain/smtp-reply.ts';
-import type { AddressFinding, CatchAllVerdict, DomainProbeContext } from './domain-probe.ts';
+import type { AddressFinding, CatchAllVerdict, DomainProbeContext, DomainProbeResult } from './domain-probe.ts';
 import { DomainProbe } from './domain-probe.ts';
 import type { MxLookup } from './dns.ts';
 import { MxResolver } from './dns.ts';
@@ -11,6 +11,8 @@ import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
 import { describeFlags, emailFlags } from './flags.ts';
 import { FairSlots } from './fair-slots.ts';
 import { HostChannel } from './host-channel.ts';
+import { MailboxHosts } from './mailbox-hosts.ts';
+import type { MailboxHost } from '../domain/catch-all.ts';
 import {
   type MxProvider,
   type ProviderLimits,
@@ -83,13 +85,17 @@ function outcome(
   mxProvider: MxProvider | null = null,
   evidence: Evidence = NO_EVIDENCE,
 ): ProbeOutcome {
+  const provider = mxHost ? providerOfHost(mxHost) : mxProvider;
   return {
     email: entry.email,
     result,
     source,
     reason: reason + describeFlags(entry.flags),
     mxHost,
-    mxProvider: mxHost ? providerOfHost(mxHost) : mxProvider,
+    mxProvider: provider,
+    // Who hosts the mailboxes is the domain's, set on the SMTP path (withMailbox); none without SMTP.
+    mailboxProvider: null,
+    mailboxProviderSignals: [],
     ...evidence,
     flags: entry.flags,
   };
@@ -176,6 +182,40 @@ export interface Egress {
 const MAX_IDLE_CHANNELS = 10_000;
 
 /**
+ * Domains whose mailbox-host facts are remembered, and for how long: long enough that every page of a large
+ * domain, a retried slice and a catch-all domain's later pages reuse one lookup; a failed lookup is tried again
+ * sooner. Entries are a few short strings.
+ */
+const MAILBOX_HOSTS = { maxEntries: 20_000, ttlMs: 60 * 60_000, failedTtlMs: 60_000 } as const;
+
+/** `promise`, or the signal's reason once it aborts (a caller's deadline holds while a lookup is still out). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** The SMTP path's outcome with the domain's mailbox host in place of the MX provider's default. */
+const withMailbox = (value: ProbeOutcome, host: MailboxHost): ProbeOutcome => ({
+  ...value,
+  mailboxProvider: host.provider,
+  mailboxProviderSignals: [...host.signals],
+});
+
+/**
  * Email verification by SMTP dialogue. One instance serves a whole worker process: its connection
  * limits (`concurrency` overall, shared round-robin between owners; per MX host by its provider's
  * limits and pacing) hold across every concurrent call, and every domain an MX host serves shares
@@ -188,6 +228,7 @@ export class SmtpProber {
   readonly #egresses: Record<MxProvider, readonly Egress[]>;
   readonly #channels = new Map<string, HostChannel>();
   readonly #dns: MxResolver;
+  readonly #mailboxHosts: MailboxHosts;
   readonly #environment: EgressEnvironments;
 
   constructor(options: SmtpProberOptions) {
@@ -219,6 +260,7 @@ export class SmtpProber {
       timeoutMs: parsed.data.timeoutMs,
       ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
     });
+    this.#mailboxHosts = new MailboxHosts(this.#dns, MAILBOX_HOSTS);
     const all = new Map<string, Egress>();
     for (const list of Object.values(this.#egresses)) for (const egress of list) all.set(egress.name, egress);
     const carriers = [...all.values()].map((egress) => ({
@@ -244,6 +286,14 @@ export class SmtpProber {
   /** The limits this instance applies to a provider's MX hosts (built-in table plus overrides). */
   providerLimits(provider: MxProvider): ProviderLimits {
     return this.#providers[provider];
+  }
+
+  /**
+   * Who hosts `domain`'s mailboxes, given an MX host of it (CONTRACT §12), for a caller that writes a domain's
+   * addresses without probing them (a domain known catch-all): the same remembered lookup as `probeDomain`'s.
+   */
+  mailboxHostOf(domain: string, mxHost: string): Promise<MailboxHost> {
+    return this.#mailboxHosts.of(toAsciiDomain(domain.trim()), providerOfHost(mxHost));
   }
 
   /** The egresses that connections to `host` may leave through (by its provider). */
@@ -381,12 +431,29 @@ export class SmtpProber {
       return done(null, null);
     }
 
+    const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
+    // Who hosts the mailboxes is looked up (for a gateway) while the session runs; an outcome final before the
+    // answer waits for it, which the lookup, shorter than a session's first round trips, rarely makes it do.
+    const mailboxLookup = this.#mailboxHosts.of(asciiDomain, provider);
+    let mailbox: MailboxHost | null = null;
+    let abandoned = false;
+    const held: Array<(host: MailboxHost) => void> = [];
+    const release = (host: MailboxHost): void => {
+      mailbox = host;
+      if (!abandoned) for (const emit of held.splice(0)) emit(host);
+    };
+    void mailboxLookup.then(release);
+    // Indices given their outcome (settled now, or held for the mailbox host), so none is settled twice.
+    const claimed = new Set<number>();
     const settleAddress = (address: string, make: (entry: Entry) => ProbeOutcome): void => {
       for (const index of indicesByAddress.get(address) ?? []) {
-        if (outcomes[index] === undefined) settle(index, make(entries[index] as Entry));
+        if (outcomes[index] !== undefined || claimed.has(index)) continue;
+        claimed.add(index);
+        const emit = (host: MailboxHost) => settle(index, withMailbox(make(entries[index] as Entry), host));
+        if (mailbox) emit(mailbox);
+        else held.push(emit);
       }
     };
-    const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
     const probe = new DomainProbe(
       {
         ...this.#context(signal, options.owner ?? 'default', options.attempts),
@@ -396,12 +463,20 @@ export class SmtpProber {
       lookup.hosts,
       (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
     );
-    const result = await probe.run([...indicesByAddress.keys()]);
-    for (const address of indicesByAddress.keys()) {
-      const finding = result.findings.get(address);
-      if (result.catchAll.value === true)
-        settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
-      else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
+    let result: DomainProbeResult;
+    try {
+      result = await probe.run([...indicesByAddress.keys()]);
+      for (const address of indicesByAddress.keys()) {
+        const finding = result.findings.get(address);
+        if (result.catchAll.value === true)
+          settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
+        else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
+      }
+      release(await untilAborted(mailboxLookup, signal));
+    } catch (error) {
+      // An aborted probe hands nothing more to its caller.
+      abandoned = true;
+      throw error;
     }
     return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
   }

@@ -1,4 +1,5 @@
 import type { EmailResult } from '../domain/lead.ts';
+import type { MailboxSignal } from '../domain/catch-all.ts';
 import type { MxProvider, ProviderOverrides } from '../domain/mx-provider.ts';
 import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 import type { SharedBudget } from './shared-budget.ts';
@@ -26,6 +27,10 @@ export interface ProbeOutcome {
   mxHost: string | null;
   /** Mail provider of that host (or of the domain's first MX when none answered); null without SMTP. */
   mxProvider: MxProvider | null;
+  /** Who hosts the domain's mailboxes (CONTRACT §12): `mxProvider`, or what DNS shows behind a gateway; null without SMTP. */
+  mailboxProvider: MxProvider | null;
+  /** The DNS facts that showed `mailboxProvider`. */
+  mailboxProviderSignals: MailboxSignal[];
   /** Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt); null without one. */
   smtpCode: number | null;
   /** That reply's RFC 3463 code (`5.1.1`), null when it had none. */

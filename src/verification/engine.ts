@@ -86,6 +86,8 @@ export const fromOutcome = (id: string, o: ProbeOutcome): SmtpOutcomeRow => ({
   reason: o.reason,
   mxHost: o.mxHost,
   mxProvider: o.mxProvider,
+  mailboxProvider: o.mailboxProvider,
+  mailboxProviderSignals: o.mailboxProviderSignals,
   smtpCode: o.smtpCode,
   enhancedCode: o.enhancedCode,
   attempts: o.attempts,
@@ -177,11 +179,17 @@ async function probeDomain(
   signal: AbortSignal,
 ) {
   let isCatchAll = domain.isCatchAll;
-  let mxHost: string | null = null;
+  let mxHost: string | null = domain.mxHost;
   let catchAllReason = 'catch-all: the domain accepted a random address';
+  let mailbox: Pick<ProbeOutcome, 'mailboxProvider' | 'mailboxProviderSignals'> | null = null;
   for await (const page of pages) {
     if (isCatchAll === true) {
-      // Known from an earlier page (or attempt): nothing more to ask the server.
+      // Known from an earlier page (or attempt): nothing more to ask the server. Who hosts the mailboxes is what
+      // that page found, or (after a retry) the prober's remembered lookup for the host that proved it.
+      if (!mailbox && mxHost) {
+        const host = await prober.mailboxHostOf(domain.domain, mxHost);
+        mailbox = { mailboxProvider: host.provider, mailboxProviderSignals: host.signals };
+      }
       for (const { id } of page) {
         writer.add({
           id,
@@ -190,6 +198,8 @@ async function probeDomain(
           reason: catchAllReason,
           mxHost,
           mxProvider: mxHost ? providerOfHost(mxHost) : null,
+          mailboxProvider: mailbox?.mailboxProvider ?? null,
+          mailboxProviderSignals: mailbox?.mailboxProviderSignals ?? [],
           apiPending: false,
         });
       }
@@ -210,7 +220,10 @@ async function probeDomain(
       isCatchAll = outcome.isCatchAll ?? isCatchAll;
       mxHost = outcome.mxHost ?? mxHost;
       const catchAllOutcome = outcome.outcomes.find((o) => o.result === 'Catch-All');
-      if (catchAllOutcome) catchAllReason = catchAllOutcome.reason;
+      if (catchAllOutcome) {
+        catchAllReason = catchAllOutcome.reason;
+        mailbox = catchAllOutcome;
+      }
     }
     // More pages may follow: they (and a retry) must know the verdict.
     if (page.length === PAGE_SIZE) writer.domain({ domain: domain.domain, isCatchAll, mxHost, done: false });
@@ -248,6 +261,8 @@ async function precheckDomain(
           reason: null,
           mxHost: checked.mxHost,
           mxProvider: null, // no SMTP was attempted
+          mailboxProvider: null,
+          mailboxProviderSignals: [],
           apiPending: true,
         });
       }

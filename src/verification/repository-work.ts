@@ -1,6 +1,7 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../domain/lead.ts';
+import type { MailboxSignal } from '../domain/catch-all.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { AttemptTranscript } from '../domain/smtp-transcript.ts';
 import {
@@ -15,6 +16,7 @@ import {
 } from '../domain/verification.ts';
 import { JobGoneError } from '../errors.ts';
 import { newId } from '../db/entities/common.ts';
+import { SCORE_WEIGHTS } from '../domain/catch-all-score.ts';
 import { recordDeferred, settleDeferred } from './repository-deferred.ts';
 import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './repository-transcript.ts';
@@ -52,6 +54,8 @@ export async function verificationDomainCount(em: EntityManager, jobId: string):
 export interface WorkDomain {
   domain: string;
   isCatchAll: boolean | null;
+  /** The MX host an earlier page or attempt used, null when none did. */
+  mxHost: string | null;
 }
 
 /** Domains numbered fromSeq..toSeq whose SMTP work is not finished. */
@@ -62,10 +66,10 @@ export async function unfinishedDomains(
   toSeq: number,
 ): Promise<WorkDomain[]> {
   const rows = await em.execute(
-    `select domain, is_catch_all from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
+    `select domain, is_catch_all, mx_host from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
     [jobId, fromSeq, toSeq],
   );
-  return rows.map((r) => ({ domain: r.domain, isCatchAll: r.is_catch_all }));
+  return rows.map((r) => ({ domain: r.domain, isCatchAll: r.is_catch_all, mxHost: r.mx_host }));
 }
 
 /** The next page of a domain's addresses without an SMTP-stage result, after `afterId`. */
@@ -107,6 +111,8 @@ export interface SmtpOutcomeRow {
   reason: string | null;
   mxHost: string | null;
   mxProvider: MxProvider | null;
+  mailboxProvider: MxProvider | null;
+  mailboxProviderSignals: MailboxSignal[];
   /** Evidence of the SMTP answer (CONTRACT §10); absent when no SMTP was attempted. */
   smtpCode?: number | null;
   enhancedCode?: string | null;
@@ -130,12 +136,13 @@ export interface SmtpOutcomeRow {
 export const STORE_SMTP_BATCH_SQL = `with stored as (
        update verification_result r set
          smtp_result = v.result, result = v.result, source = v.source, reason = v.reason, mx_host = v.mx_host, mx_provider = v.mx_provider,
+         mailbox_provider = v.mailbox_provider, mailbox_provider_signals = v.mailbox_provider_signals,
          -- An address deferred earlier counts those attempts too.
          smtp_code = v.smtp_code, enhanced_code = v.enhanced_code, attempts = coalesce(r.deferred_attempts, 0) + v.attempts,
          transcript = r.transcript || v.transcript,
          api_status = case when v.api_pending then 'pending' end,
          smtp_checked_at = now(), checked_at = case when v.result is null then null else now() end
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, source text, reason text, mx_host text, mx_provider text, mailbox_provider text, mailbox_provider_signals jsonb, smtp_code int, enhanced_code text, attempts int, transcript jsonb, api_pending boolean)
        where r.id = v.id and r.smtp_checked_at is null
        returning r.email, r.result, r.checked_at
      ), leads as (${WRITE_BATCH_TO_LEADS})
@@ -168,6 +175,8 @@ export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcom
     reason: r.reason,
     mx_host: r.mxHost,
     mx_provider: r.mxProvider,
+    mailbox_provider: r.mailboxProvider,
+    mailbox_provider_signals: r.mailboxProviderSignals,
     smtp_code: r.smtpCode ?? null,
     enhanced_code: r.enhancedCode ?? null,
     attempts: r.attempts ?? 0,
@@ -350,13 +359,16 @@ export async function recordApiVerdicts(
     );
     await tx.execute(
       `with stored as (
-         update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done'
+         update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done',
+           -- A provider's Catch-All keeps the score the SMTP stage gave it, or gets the model's starting score (CONTRACT §12).
+           catch_all_score = case when v.result = 'Catch-All' then coalesce(r.catch_all_score, ?) end,
+           catch_all_reasons = case when v.result = 'Catch-All' and r.catch_all_score is null then '["domain_catch_all"]'::jsonb else r.catch_all_reasons end
          from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
          where r.id = v.id and r.api_status = 'pending'
          returning r.email, r.result, r.checked_at
        ), leads as (${WRITE_BATCH_TO_LEADS})
        select count(*) from stored`,
-      [JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
+      [SCORE_WEIGHTS.base, JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
     );
     return spend.affectedRows;
   });

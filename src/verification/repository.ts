@@ -2,9 +2,11 @@ import type { QueryResult } from '@mikro-orm/core';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../domain/lead.ts';
+import { CATCH_ALL_MAX_SCORE, type CatchAllReason, type MailboxSignal } from '../domain/catch-all.ts';
 import {
   ACTIVE_STAGES,
   type FinalCounts,
+  type ResultSource,
   type VerificationMethod,
   type VerificationStage,
 } from '../domain/verification.ts';
@@ -208,8 +210,14 @@ async function listNames(em: EntityManager, listIds: string[]): Promise<Map<stri
 
 const listIdOf = (job: IVerificationJob) => (typeof job.list === 'string' ? job.list : job.list.id);
 
-export async function viewVerificationJobs(em: EntityManager, jobs: IVerificationJob[]): Promise<VerificationJobView[]> {
-  const [counts, names] = await Promise.all([verificationJobCounts(em, jobs), listNames(em, jobs.map(listIdOf))]);
+export async function viewVerificationJobs(
+  em: EntityManager,
+  jobs: IVerificationJob[],
+): Promise<VerificationJobView[]> {
+  const [counts, names] = await Promise.all([
+    verificationJobCounts(em, jobs),
+    listNames(em, jobs.map(listIdOf)),
+  ]);
   return jobs.map((job) => ({
     job,
     listName: names.get(listIdOf(job)) ?? '',
@@ -217,7 +225,11 @@ export async function viewVerificationJobs(em: EntityManager, jobs: IVerificatio
   }));
 }
 
-export async function viewVerificationJob(em: EntityManager, organizationId: string, jobId: string): Promise<VerificationJobView> {
+export async function viewVerificationJob(
+  em: EntityManager,
+  organizationId: string,
+  jobId: string,
+): Promise<VerificationJobView> {
   const [view] = await viewVerificationJobs(em, [await getVerificationJob(em, organizationId, jobId)]);
   return view!;
 }
@@ -277,33 +289,52 @@ export async function domainStats(em: EntityManager, jobId: string): Promise<Dom
 export interface ResultRow {
   email: string;
   result: EmailResult | null;
-  source: 'precheck' | 'smtp' | 'api' | null;
+  source: ResultSource | null;
   reason: string | null;
   domain: string;
   mxHost: string | null;
   mxProvider: MxProvider | null;
+  mailboxProvider: MxProvider | null;
+  mailboxProviderSignals: MailboxSignal[];
+  /** Only on a Catch-All result (CONTRACT §12); null and [] on every other. */
+  catchAllScore: number | null;
+  catchAllReasons: CatchAllReason[];
+  /** The directory's answer when it decided the address. */
+  directory: { ifExistsResult: number } | null;
   smtpCode: number | null;
   enhancedCode: string | null;
   attempts: number;
   checkedAt: Date | null;
 }
 
-export const toResultRow = (r: Record<string, unknown>): ResultRow => ({
-  email: r.email as string,
-  result: (r.result as EmailResult | null) ?? null,
-  source: (r.source as ResultRow['source']) ?? null,
-  reason: (r.reason as string | null) ?? null,
-  domain: r.domain as string,
-  mxHost: (r.mx_host as string | null) ?? null,
-  mxProvider: (r.mx_provider as MxProvider | null) ?? null,
-  smtpCode: (r.smtp_code as number | null) ?? null,
-  enhancedCode: (r.enhanced_code as string | null) ?? null,
-  attempts: Number(r.attempts ?? 0),
-  checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
-});
+export function toResultRow(r: Record<string, unknown>): ResultRow {
+  const result = (r.result as EmailResult | null) ?? null;
+  const catchAll = result === 'Catch-All';
+  return {
+    email: r.email as string,
+    result,
+    source: (r.source as ResultRow['source']) ?? null,
+    reason: (r.reason as string | null) ?? null,
+    domain: r.domain as string,
+    mxHost: (r.mx_host as string | null) ?? null,
+    mxProvider: (r.mx_provider as MxProvider | null) ?? null,
+    mailboxProvider: (r.mailbox_provider as MxProvider | null) ?? null,
+    mailboxProviderSignals: (r.mailbox_provider_signals as MailboxSignal[] | null) ?? [],
+    catchAllScore: catchAll ? ((r.catch_all_score as number | null) ?? null) : null,
+    catchAllReasons: catchAll ? ((r.catch_all_reasons as CatchAllReason[] | null) ?? []) : [],
+    directory:
+      r.source === 'directory' && r.directory_result !== null && r.directory_result !== undefined
+        ? { ifExistsResult: Number(r.directory_result) }
+        : null,
+    smtpCode: (r.smtp_code as number | null) ?? null,
+    enhancedCode: (r.enhanced_code as string | null) ?? null,
+    attempts: Number(r.attempts ?? 0),
+    checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
+  };
+}
 
 export const RESULT_COLUMNS =
-  'email, result, source, reason, domain, mx_host, mx_provider, smtp_code, enhanced_code, attempts, checked_at';
+  'email, result, source, reason, domain, mx_host, mx_provider, mailbox_provider, mailbox_provider_signals, catch_all_score, catch_all_reasons, directory_result, smtp_code, enhanced_code, attempts, checked_at';
 
 /**
  * A read that walks a job's results in address order and stops at a LIMIT: the (job_id, email) index
@@ -326,45 +357,78 @@ const RESULT_COUNT_COLUMN: Record<EmailResult, string> = {
   Unknown: 'unknown_count',
 };
 
-/** A page of per-address results in address order, optionally only one result type. */
+/** Which results a read keeps: one result type, and a score range that keeps only Catch-All results within it. */
+export interface ResultFilter {
+  result?: EmailResult | undefined;
+  minScore?: number | undefined;
+  maxScore?: number | undefined;
+}
+
+const scoreBounded = (f: ResultFilter) => f.minScore !== undefined || f.maxScore !== undefined;
+
+/** The filter as SQL conditions (after `job_id = ?`) and their parameters. */
+function resultConditions(f: ResultFilter): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.result) {
+    parts.push('result = ?');
+    params.push(f.result);
+  }
+  if (scoreBounded(f)) {
+    parts.push(`result = 'Catch-All'`, 'catch_all_score between ? and ?');
+    params.push(f.minScore ?? 0, f.maxScore ?? CATCH_ALL_MAX_SCORE);
+  }
+  return { sql: parts.map((p) => ` and ${p}`).join(''), params };
+}
+
+/** How many results the filter keeps: the domains' running counts, or the Catch-All score index for a score range. */
+async function countResults(em: EntityManager, jobId: string, f: ResultFilter): Promise<number> {
+  if (scoreBounded(f)) {
+    const { sql, params } = resultConditions(f);
+    const [row] = await em.execute(`select count(*)::int as n from verification_result where job_id = ?${sql}`, [jobId, ...params]);
+    return Number(row?.n ?? 0);
+  }
+  const [count] = await em.execute(
+    `select coalesce(sum(${f.result ? RESULT_COUNT_COLUMN[f.result] : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
+    [jobId],
+  );
+  return Number(count?.n ?? 0);
+}
+
+/** A page of per-address results in address order, filtered. */
 export async function pageVerificationResults(
   em: EntityManager,
   jobId: string,
-  result: EmailResult | undefined,
+  filter: ResultFilter,
   offset: number,
   limit: number,
 ) {
-  const filter = result ? ` and result = ?` : '';
-  const params = result ? [jobId, result] : [jobId];
-  // The total from the domains' running counts: a page never counts the job's results.
-  const [count] = await em.execute(
-    `select coalesce(sum(${result ? RESULT_COUNT_COLUMN[result] : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
-    [jobId],
-  );
+  const { sql, params } = resultConditions(filter);
+  const total = await countResults(em, jobId, filter);
   const rows = await inAddressOrder(
     em,
     `select ${RESULT_COLUMNS} from verification_result
-     where job_id = ?${filter} order by email limit ? offset ?`,
-    [...params, limit, offset],
+     where job_id = ?${sql} order by email limit ? offset ?`,
+    [jobId, ...params, limit, offset],
   );
-  return { rows: rows.map(toResultRow), total: Number(count?.n ?? 0) };
+  return { rows: rows.map(toResultRow), total };
 }
 
 /** Every result of a job in address order, read page by page (keyset) so a large job never sits in memory. */
 export async function* allVerificationResults(
   em: EntityManager,
   jobId: string,
-  result: EmailResult | undefined,
+  filter: ResultFilter,
   pageSize = 2000,
 ): AsyncGenerator<ResultRow[]> {
   let after = '';
+  const { sql, params } = resultConditions(filter);
   for (;;) {
-    const filter = result ? ` and result = ?` : '';
     const rows = await inAddressOrder(
       em,
       `select ${RESULT_COLUMNS} from verification_result
-       where job_id = ? and email > ?${filter} order by email limit ?`,
-      [jobId, after, ...(result ? [result] : []), pageSize],
+       where job_id = ? and email > ?${sql} order by email limit ?`,
+      [jobId, after, ...params, pageSize],
     );
     if (rows.length === 0) return;
     yield rows.map(toResultRow);

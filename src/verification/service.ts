@@ -13,11 +13,11 @@ import {
   getVerificationJob,
   pageVerificationJobs,
   pageVerificationResults,
+  type ResultFilter,
   type JobFilter,
   viewVerificationJob,
   viewVerificationJobs,
 } from './repository.ts';
-import type { EmailResult } from '../domain/lead.ts';
 import { acceptsDecision, type Decision, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
 import { workflowId } from '../temporal/shared.ts';
 import type { JobContext } from '../jobs/context.ts';
@@ -75,13 +75,13 @@ export function verificationJobView(ctx: JobContext, jobId: string) {
   return viewVerificationJob(ctx.em, ctx.organizationId, jobId);
 }
 
-export async function pageResults(ctx: JobContext, jobId: string, filter: EmailResult | undefined, offset: number, limit: number) {
+export async function pageResults(ctx: JobContext, jobId: string, filter: ResultFilter, offset: number, limit: number) {
   const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
   return pageVerificationResults(ctx.em, job.id, filter, offset, limit);
 }
 
 /** Every result of the job, page by page in address order, for the CSV download. */
-export async function resultPages(ctx: JobContext, jobId: string, filter: EmailResult | undefined) {
+export async function resultPages(ctx: JobContext, jobId: string, filter: ResultFilter) {
   const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
   return { jobId: job.id, pages: allVerificationResults(ctx.em, job.id, filter) };
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { type Sandbox, sandboxPieces, startSandbox } from '../../src/sandbox/sandbox.ts';
+import { SANDBOX_MAILBOX_HOST_DOMAINS, type Sandbox, sandboxPieces, startSandbox } from '../../src/sandbox/sandbox.ts';
 import { eventually } from '../support/eventually.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/worker-process.ts';
 
@@ -125,5 +125,34 @@ describe('the development sandbox', () => {
     }
     const credits = await api('GET', '/api/credits');
     expect(credits.balance).toBe(1000 - enriched.creditsUsed);
+  });
+
+  it('shows who hosts the mailboxes of its catch-all domains behind gateways and on newer MX names', async () => {
+    if (!cookie) {
+      const signup = await fetch(`${service.url}/api/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `host-${randomUUID()}@example.test`, password: 'a long password', organizationName: 'Hosts' }),
+      });
+      cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
+    }
+    const expected: Record<string, [string, string, string[]]> = {
+      'jane.doe@m365-proofpoint.sandbox.test': ['proofpoint', 'microsoft', ['spf', 'autodiscover']],
+      'jane.doe@m365-mimecast.sandbox.test': ['mimecast', 'microsoft', ['eop']],
+      'jane.doe@m365-new.sandbox.test': ['microsoft', 'microsoft', ['mx']],
+      'jane.doe@workspace.sandbox.test': ['other', 'google', ['spf']],
+      'grace.hopper@catchall.sandbox.test': ['other', 'other', ['mx']],
+    };
+    expect(Object.keys(SANDBOX_MAILBOX_HOST_DOMAINS).map((domain) => `jane.doe@${domain}`)).toEqual(Object.keys(expected).slice(0, 4));
+    const list = await api('POST', '/api/lists', { name: 'Mailbox hosts' });
+    await api('POST', `/api/lists/${list.id}/leads`, { leads: Object.keys(expected).map((email) => ({ email })) });
+    const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_only' });
+    await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'completed', {
+      what: `verification job ${job.id} completed`,
+    });
+    const results = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
+    expect(
+      Object.fromEntries(results.data.map((r: any) => [r.email, [r.result, r.mxProvider, r.mailboxProvider, r.mailboxProviderSignals]])),
+    ).toEqual(Object.fromEntries(Object.entries(expected).map(([email, [mx, mailbox, signals]]) => [email, ['Catch-All', mx, mailbox, signals]])));
   });
 });

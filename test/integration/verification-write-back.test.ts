@@ -75,6 +75,8 @@ async function batches(size: number): Promise<SmtpOutcomeRow[][]> {
       reason: '250 2.1.5 OK',
       mxHost: 'mx.example.com',
       mxProvider: 'other',
+      mailboxProvider: 'other',
+      mailboxProviderSignals: ['mx'],
       smtpCode: 250,
       enhancedCode: '2.1.5',
       attempts: 1,

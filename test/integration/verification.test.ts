@@ -296,13 +296,13 @@ describe('smtp_only', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="verification-/);
     const lines = csv.text.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts');
+    expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score');
     expect(lines).toHaveLength(rows.length + 1);
     const catchAllRow = rows.find((r) => r.email === knownAddress('catchall.test', 0));
     const catchAllLine = lines.find((l) => l.startsWith(`${catchAllRow.email},`));
     expect(catchAllLine).toMatch(/^user0@catchall\.test,Catch-All,smtp,"?catch-all: /);
     // An accepting RCPT decided (the address's own, or the domain's random address's): its 250 is the evidence.
-    expect(catchAllLine).toMatch(new RegExp(`,catchall\\.test,mx\\.catchall\\.test,${catchAllRow.checkedAt},other,250,,[12]$`));
+    expect(catchAllLine).toMatch(new RegExp(`,catchall\\.test,mx\\.catchall\\.test,${catchAllRow.checkedAt},other,250,,[12],\\d+$`));
     expect(catchAllRow).toMatchObject({ result: 'Catch-All', smtpCode: 250, enhancedCode: null });
     expect(catchAllRow.attempts).toBeGreaterThanOrEqual(1);
 

@@ -112,6 +112,8 @@ describe('EmailChecker', () => {
             transcript: [],
             mxHost: `mx.${domain}`,
             mxProvider: 'other' as const,
+            mailboxProvider: 'other' as const,
+            mailboxProviderSignals: ['mx' as const],
             flags: { disposable: false, role: false, free: false },
           })),
         };

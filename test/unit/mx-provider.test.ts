@@ -7,6 +7,10 @@ describe('providerOfHost', () => {
     ['aspmx.l.google.com', 'google'],
     ['ALT1.ASPMX.L.GOOGLE.COM.', 'google'],
     ['acme-com.mail.protection.outlook.com', 'microsoft'],
+    // Microsoft 365's newer DNSSEC-signed MX names, and consumer Outlook's.
+    ['contoso-com.j-v1.mx.microsoft', 'microsoft'],
+    ['Contoso-com.b-v1.MX.Microsoft.', 'microsoft'],
+    ['outlook-com.olc.protection.outlook.com', 'microsoft'],
     ['mta7.am0.yahoodns.net', 'yahoo'],
     ['mx.zoho.eu', 'zoho'],
     ['mx0a-00123401.pphosted.com', 'proofpoint'],
@@ -14,6 +18,9 @@ describe('providerOfHost', () => {
     ['mx.acme.test', 'other'],
     // A look-alike that only ends in the same letters is not the provider.
     ['mx.notgoogle.com', 'other'],
+    ['mx.microsoft.example', 'other'],
+    ['contoso.notmx.microsoft.test', 'other'],
+    ['mxmicrosoft', 'other'],
   ])('%s → %s', (host, provider) => {
     expect(providerOfHost(host)).toBe(provider);
   });

@@ -26,16 +26,20 @@ import { VerifyDomainFact } from './verify-domain-fact.ts';
 import { WebhookDelivery } from './webhook-delivery.ts';
 import { WebhookEndpoint } from './webhook-endpoint.ts';
 import { WebhookEvent } from './webhook-event.ts';
+import { SendOutcome } from './send-outcome.ts';
+import { DomainTemplateShare } from './domain-template-share.ts';
 
 export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSmtpSession, VerificationSpend };
 export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRequest };
 export { ScrapeItem, ScrapeJob };
 export { SmtpHostBudget, SmtpLease };
+export { DomainTemplateShare, SendOutcome };
 export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
 export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
   VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, VerificationSmtpSession, ScrapeJob, ScrapeItem,
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
-  VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery, SmtpHostBudget, SmtpLease];
+  VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery, SmtpHostBudget, SmtpLease,
+  SendOutcome, DomainTemplateShare];

@@ -36,6 +36,8 @@ export const VerificationJob = defineEntity({
     failureReason: p.text().nullable(),
     /** Conditions of the worker's surroundings that kept addresses from a verdict (CONTRACT §10). */
     warnings: p.json<JobWarning[]>().default('[]'),
+    /** Set once the job's Valid addresses have taught the domains' template counts (CONTRACT §12). */
+    templatesLearnedAt: p.datetime().nullable(),
     createdAt: createdAtProperty(),
     updatedAt: updatedAtProperty(),
   },

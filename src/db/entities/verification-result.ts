@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import type { TranscriptLine } from '../../domain/smtp-transcript.ts';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
+import type { CatchAllReason, MailboxSignal } from '../../domain/catch-all.ts';
 import { RESULT_SOURCES } from '../../domain/verification.ts';
 import { idProperty } from './common.ts';
 import { VerificationJob } from './verification-job.ts';
@@ -22,7 +23,14 @@ export interface StoredAttempt {
 export const VerificationResult = defineEntity({
   name: 'VerificationResult',
   uniques: [{ properties: ['job', 'email'] }],
-  indexes: [{ properties: ['job', 'domain', 'id'] }],
+  indexes: [
+    { properties: ['job', 'domain', 'id'] },
+    // The estimate's score bands and the score-bounded fill read a job's Catch-All results only.
+    {
+      name: 'verification_result_catch_all_score_index',
+      expression: `create index "verification_result_catch_all_score_index" on "verification_result" ("job_id", "catch_all_score") where "result" = 'Catch-All'`,
+    },
+  ],
   // Live progress: PostgreSQL delivers identical notifications of one transaction once, so a batch of
   // results wakes each stream once per commit, not once per row.
   triggers: [
@@ -57,6 +65,14 @@ export const VerificationResult = defineEntity({
     reason: p.text().nullable(),
     mxHost: p.string().length(253).nullable(),
     mxProvider: p.enum(MX_PROVIDERS).nullable(),
+    /** Who hosts the mailboxes (CONTRACT §12): the MX provider, or what DNS shows behind a gateway. */
+    mailboxProvider: p.enum(MX_PROVIDERS).nullable(),
+    mailboxProviderSignals: p.json<MailboxSignal[]>().default('[]'),
+    /** Set on Catch-All results once assessed (0–10) with the signals behind it; null otherwise. */
+    catchAllScore: p.integer().nullable(),
+    catchAllReasons: p.json<CatchAllReason[]>().default('[]'),
+    /** The Microsoft directory's `IfExistsResult` when it decided the address. */
+    directoryResult: p.integer().nullable(),
     /** The reply that decided the address (CONTRACT §10): its code, its RFC 3463 code, and the SMTP attempts made. */
     smtpCode: p.integer().nullable(),
     enhancedCode: p.string().length(16).nullable(),

@@ -47,6 +47,7 @@ const CSV_HEADER = [
   'smtp_code',
   'enhanced_code',
   'attempts',
+  'catch_all_score',
 ];
 const encoder = new TextEncoder();
 
@@ -130,7 +131,7 @@ export const verificationJobRoutesFor = (audience: Audience) =>
       }),
       async (c) => {
         const query = c.req.valid('query');
-        const { rows, total } = await pageResults(jobContext(c), c.req.valid('param').jobId, query.result, offsetOf(query), query.limit);
+        const { rows, total } = await pageResults(jobContext(c), c.req.valid('param').jobId, query, offsetOf(query), query.limit);
         return c.json(paginated(rows.map(toResultDto), total, query), 200);
       },
     )
@@ -206,13 +207,13 @@ export const verificationRoutes = createRouter()
       tags: ['verification'],
       summary: 'Per-address results as CSV',
       description:
-        'Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts`; optional `result` filter.',
+        'Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score`; optional `result`, `minScore` and `maxScore` filters.',
       request: { params: JobParams, query: ResultFilterSchema },
       responses: { 200: { description: 'CSV file', content: { 'text/csv': { schema: z.string() } } } },
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const { jobId, pages } = await resultPages(jobContext(c), c.req.valid('param').jobId, c.req.valid('query').result);
+      const { jobId, pages } = await resultPages(jobContext(c), c.req.valid('param').jobId, c.req.valid('query'));
       async function* chunks() {
         yield encoder.encode(csvLine(CSV_HEADER));
         for await (const page of pages) {
@@ -231,6 +232,7 @@ export const verificationRoutes = createRouter()
                   r.smtpCode === null ? null : String(r.smtpCode),
                   r.enhancedCode,
                   String(r.attempts),
+                  r.catchAllScore === null ? null : String(r.catchAllScore),
                 ]),
               )
               .join(''),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
+import { CATCH_ALL_MAX_SCORE, CATCH_ALL_REASONS, MAILBOX_SIGNALS } from '../../domain/catch-all.ts';
 import type { DomainStat, VerificationJobView, ResultRow } from '../../verification/views.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import {
@@ -130,8 +131,29 @@ export const JobListQuerySchema = PageQuerySchema.extend({
   verificationStage: z.enum(VERIFICATION_STAGES).optional(),
 });
 
-export const ResultFilterSchema = z.object({ result: z.enum(EMAIL_RESULTS).optional() });
-export const ResultsQuerySchema = PageQuerySchema.extend(ResultFilterSchema.shape);
+const scoreBound = (bound: string) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(CATCH_ALL_MAX_SCORE)
+    .optional()
+    .openapi({ description: `Only Catch-All results whose catchAllScore is ${bound}` });
+
+export const ResultFilterSchema = z
+  .object({
+    result: z.enum(EMAIL_RESULTS).optional(),
+    minScore: scoreBound('at least this'),
+    maxScore: scoreBound('at most this'),
+  })
+  .refine((f) => f.minScore === undefined || f.maxScore === undefined || f.minScore <= f.maxScore, {
+    message: 'minScore must not be above maxScore',
+    path: ['minScore'],
+  });
+export const ResultsQuerySchema = PageQuerySchema.extend(ResultFilterSchema.shape).refine(
+  (f) => f.minScore === undefined || f.maxScore === undefined || f.minScore <= f.maxScore,
+  { message: 'minScore must not be above maxScore', path: ['minScore'] },
+);
 
 export const VerificationResultSchema = z
   .object({
@@ -150,6 +172,23 @@ export const VerificationResultSchema = z
       .openapi({
         description: 'mail provider recognised from the MX host name; null when no SMTP was attempted',
       }),
+    mailboxProvider: z.enum(MX_PROVIDERS).nullable().openapi({
+      description:
+        'who hosts the mailboxes: mxProvider, or Microsoft 365 / Google Workspace when DNS shows it behind a gateway; null when no SMTP was attempted',
+    }),
+    mailboxProviderSignals: z
+      .array(z.enum(MAILBOX_SIGNALS))
+      .openapi({ description: 'what showed mailboxProvider: the MX name, an SPF include, an autodiscover CNAME, the EOP host' }),
+    catchAllScore: z.number().int().min(0).max(CATCH_ALL_MAX_SCORE).nullable().openapi({
+      description: 'Catch-All results only: 0 (most likely to bounce) to 10 (most likely deliverable); null on every other result',
+    }),
+    catchAllReasons: z
+      .array(z.enum(CATCH_ALL_REASONS))
+      .openapi({ description: 'the signals behind catchAllScore (README: the catch-all model); empty on every other result' }),
+    directory: z
+      .object({ ifExistsResult: z.number().int() })
+      .nullable()
+      .openapi({ description: "the Microsoft directory's answer when it decided the address (source `directory`)" }),
     ...EvidenceFields,
     checkedAt: Timestamp.nullable(),
   })
@@ -215,6 +254,11 @@ export const toResultDto = (r: ResultRow): z.infer<typeof VerificationResultSche
   domain: r.domain,
   mxHost: r.mxHost,
   mxProvider: r.mxProvider,
+  mailboxProvider: r.mailboxProvider,
+  mailboxProviderSignals: r.mailboxProviderSignals,
+  catchAllScore: r.catchAllScore,
+  catchAllReasons: r.catchAllReasons,
+  directory: r.directory,
   smtpCode: r.smtpCode,
   enhancedCode: r.enhancedCode,
   attempts: r.attempts,

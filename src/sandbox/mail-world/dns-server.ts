@@ -7,7 +7,18 @@ export interface ZoneEntry {
   aaaa?: readonly string[];
   /** `exchange: ''` is the null MX root (`.`). */
   mx?: readonly { exchange: string; priority: number }[];
+  /** TXT records, each one string (split into 255-octet character-strings on the wire). */
+  txt?: readonly string[];
+  /** An alias: any question about the name answers this CNAME (and the target's records of the type asked, when the zone has them). */
+  cname?: string;
   servfail?: boolean;
+}
+
+/** RFC 1035 §3.3: a character-string holds at most 255 octets; longer TXT data goes in several. */
+function characterStrings(text: string): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += 255) chunks.push(text.slice(i, i + 255));
+  return chunks.length > 0 ? chunks : [''];
 }
 
 export interface RunningDnsServer {
@@ -48,14 +59,24 @@ export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>, optio
             new Packet.Resource({ name: question.name, class: Packet.CLASS.IN, ttl: TTL, ...fields }),
           );
         };
-        if (question.type === Packet.TYPE.A) {
-          for (const address of entry.a ?? []) answer({ type: Packet.TYPE.A, address });
-        } else if (question.type === Packet.TYPE.AAAA) {
-          for (const address of entry.aaaa ?? []) answer({ type: Packet.TYPE.AAAA, address });
-        } else if (question.type === Packet.TYPE.MX) {
-          for (const { exchange, priority } of entry.mx ?? [])
-            answer({ type: Packet.TYPE.MX, exchange, priority });
-        }
+        const records = (owner: string, found: ZoneEntry): void => {
+          const answerAs = (fields: Partial<Resource>) => answer({ name: owner, ...fields });
+          if (question.type === Packet.TYPE.A) {
+            for (const address of found.a ?? []) answerAs({ type: Packet.TYPE.A, address });
+          } else if (question.type === Packet.TYPE.AAAA) {
+            for (const address of found.aaaa ?? []) answerAs({ type: Packet.TYPE.AAAA, address });
+          } else if (question.type === Packet.TYPE.MX) {
+            for (const { exchange, priority } of found.mx ?? [])
+              answerAs({ type: Packet.TYPE.MX, exchange, priority });
+          } else if (question.type === Packet.TYPE.TXT) {
+            for (const text of found.txt ?? []) answerAs({ type: Packet.TYPE.TXT, data: characterStrings(text) });
+          }
+        };
+        if (entry.cname !== undefined) {
+          answer({ type: Packet.TYPE.CNAME, domain: entry.cname });
+          const target = zone.get(entry.cname.toLowerCase());
+          if (question.type !== Packet.TYPE.CNAME && target && !target.servfail) records(entry.cname, target);
+        } else records(question.name, entry);
       }
       void send(response);
     },

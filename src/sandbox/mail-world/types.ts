@@ -82,8 +82,20 @@ export interface DomainSpec {
   servfail?: boolean;
 }
 
+/**
+ * Records at a name beyond what its domain's spec gives it: a domain's TXT (SPF), an alias (`autodiscover.<domain>`
+ * CNAME), an A record of a name with no mail host (a Microsoft EOP host name).
+ */
+export interface DnsRecords {
+  a?: readonly string[];
+  txt?: readonly string[];
+  cname?: string;
+}
+
 export interface MailWorldDescription {
   domains: Readonly<Record<string, DomainSpec>>;
+  /** More DNS records, by name (merged with what `domains` gives the same name). */
+  records?: Readonly<Record<string, DnsRecords>>;
   /** When set, names outside this domain get SERVFAIL rather than NXDOMAIN (the sandbox does not know them). */
   authoritativeFor?: string;
 }

@@ -74,6 +74,16 @@ function plan(description: MailWorldDescription): {
       if (spec.a.behaviour) addHost(hosts, domain, { ip: spec.a.ip, behaviour: spec.a.behaviour });
     }
   }
+  for (const [rawName, records] of Object.entries(description.records ?? {})) {
+    const name = rawName.toLowerCase();
+    for (const ip of records.a ?? []) addA(name, ip);
+    const entry = zone.get(name) ?? {};
+    zone.set(name, {
+      ...entry,
+      ...(records.txt ? { txt: [...(entry.txt ?? []), ...records.txt] } : {}),
+      ...(records.cname ? { cname: records.cname.toLowerCase() } : {}),
+    });
+  }
   return { zone, hosts };
 }
 

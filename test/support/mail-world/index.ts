@@ -1,4 +1,5 @@
 export type {
+  DnsRecords,
   DomainSpec,
   HostBehaviour,
   HostStats,
