@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * Per-address results as CSV
-         * @description Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts`; optional `result` filter.
+         * @description Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score`; optional `result`, `minScore` and `maxScore` filters.
          */
         get: operations["getVerificationJobsByJobIdResultsDownload"];
         put?: never;
@@ -1603,7 +1603,7 @@ export interface components {
              */
             result: "Valid" | "Invalid" | "Catch-All" | "Unknown" | null;
             /** @enum {string|null} */
-            source: "precheck" | "smtp" | "api" | null;
+            source: "precheck" | "smtp" | "directory" | "api" | null;
             reason: string | null;
             domain: string;
             mxHost: string | null;
@@ -1612,6 +1612,21 @@ export interface components {
              * @enum {string|null}
              */
             mxProvider: "google" | "microsoft" | "yahoo" | "zoho" | "proofpoint" | "mimecast" | "other" | null;
+            /**
+             * @description who hosts the mailboxes: mxProvider, or Microsoft 365 / Google Workspace when DNS shows it behind a gateway; null when no SMTP was attempted
+             * @enum {string|null}
+             */
+            mailboxProvider: "google" | "microsoft" | "yahoo" | "zoho" | "proofpoint" | "mimecast" | "other" | null;
+            /** @description what showed mailboxProvider: the MX name, an SPF include, an autodiscover CNAME, the EOP host */
+            mailboxProviderSignals: ("mx" | "spf" | "autodiscover" | "eop")[];
+            /** @description Catch-All results only: 0 (most likely to bounce) to 10 (most likely deliverable); null on every other result */
+            catchAllScore: number | null;
+            /** @description the signals behind catchAllScore (README: the catch-all model); empty on every other result */
+            catchAllReasons: ("domain_catch_all" | "provider_accepts_all" | "directory_absent" | "pattern_match" | "pattern_mismatch" | "role_account" | "random_looking" | "found_by_provider" | "prior_delivered" | "prior_bounced")[];
+            /** @description the Microsoft directory's answer when it decided the address (source `directory`) */
+            directory: {
+                ifExistsResult: number;
+            } | null;
             /** @description Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt) */
             smtpCode: number | null;
             /**
@@ -4180,6 +4195,10 @@ export interface operations {
         parameters: {
             query?: {
                 result?: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+                /** @description Only Catch-All results whose catchAllScore is at least this */
+                minScore?: number | null;
+                /** @description Only Catch-All results whose catchAllScore is at most this */
+                maxScore?: number | null;
             };
             header?: never;
             path: {
@@ -4632,6 +4651,10 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 result?: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+                /** @description Only Catch-All results whose catchAllScore is at least this */
+                minScore?: number | null;
+                /** @description Only Catch-All results whose catchAllScore is at most this */
+                maxScore?: number | null;
             };
             header?: never;
             path: {
@@ -8876,6 +8899,10 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 result?: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+                /** @description Only Catch-All results whose catchAllScore is at least this */
+                minScore?: number | null;
+                /** @description Only Catch-All results whose catchAllScore is at most this */
+                maxScore?: number | null;
             };
             header?: never;
             path: {
