@@ -10,23 +10,10 @@ import { handleError } from './error-handler.ts';
 import { createAppMetrics } from './metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { requestHeader } from './request-header.ts';
-import { apiKeyRoutes } from './routes/api-keys.ts';
-import { authRoutes } from './routes/auth.ts';
-import { creditRoutes } from './routes/credits.ts';
+import { mountApi } from './api.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { docsRoutes } from './routes/docs.ts';
-import { bulkEnrichmentRoutesFor, enrichmentRoutes, enrichOneRoutesFor } from './routes/enrichment.ts';
-import { externalLeadRoutes } from './routes/external-leads.ts';
-import { externalVerifyRoutes } from './routes/external-verify.ts';
-import { healthRoutes } from './routes/health.ts';
-import { leadRoutes } from './routes/leads.ts';
-import { listRoutes, listRoutesFor } from './routes/lists.ts';
-import { keyAudience } from './router.ts';
-import { scrapeRoutes } from './routes/scrape.ts';
-import { settingsRoutes } from './routes/settings.ts';
-import { verificationJobRoutesFor, verificationRoutes } from './routes/verification.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
-import { outcomeRoutes } from './routes/outcomes.ts';
+import { openApiDocument } from './openapi.ts';
 import { isMultipart } from './multipart.ts';
 
 export function createApp(deps: AppDeps) {
@@ -75,45 +62,9 @@ export function createApp(deps: AppDeps) {
     bodyless(c.req.method) || isMultipart(requestHeader(c, 'content-type')) ? next() : jsonLimit(c, next),
   );
 
-  app.route('/', healthRoutes);
   if (metrics) app.get('/metrics', async (c) => c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType }));
-  app.route('/api/auth', authRoutes);
-  app.route('/api/lists', listRoutes);
-  app.route('/api/leads', leadRoutes);
-  app.route('/api/verification', verificationRoutes);
-  app.route('/api/scrape/jobs', scrapeRoutes);
-  app.route('/api/enrichment', enrichmentRoutes);
-  app.route('/api/credits', creditRoutes);
-  app.route('/api/settings', settingsRoutes);
-  app.route('/api/api-keys', apiKeyRoutes);
-  app.route('/api/external/lists', listRoutesFor(keyAudience));
-  app.route('/api/external/leads', externalLeadRoutes);
-  app.route('/api/external', externalVerifyRoutes);
-  app.route('/api/external/verification', verificationJobRoutesFor(keyAudience));
-  app.route('/api/external', enrichOneRoutesFor(keyAudience));
-  app.route('/api/external/enrichment', bulkEnrichmentRoutesFor(keyAudience));
-  app.route('/api/webhooks', webhookRoutes);
-  app.route('/api/outcomes', outcomeRoutes);
-
-  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
-    type: 'apiKey',
-    in: 'cookie',
-    name: 'sid',
-    description: 'Session cookie set by /api/auth/login or /api/auth/signup',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-API-Key',
-  });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Lead Enrichment API',
-      version: '1.0.0',
-      description: 'Lists, verification, scrape and enrichment.',
-    },
-  });
+  mountApi(app);
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
   app.route('/', docsRoutes);
   // Last: the dashboard answers only what no route above did.
   app.route('/', dashboardRoutes());

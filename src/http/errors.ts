@@ -54,10 +54,16 @@ const DESCRIPTIONS: Record<ErrorCode, string> = {
   unavailable: 'Database or Temporal unreachable',
 };
 
+/**
+ * What any request may get whatever its route: a request line or headers over Node's limits, answered by
+ * server.ts before any route runs, and the failures of the service itself.
+ */
+const ANY_ROUTE: ErrorCode[] = ['uri_too_long', 'headers_too_large', 'internal_error', 'unavailable'];
+
 /** OpenAPI `responses` entries for the given codes, grouped by status, generated from the same map. */
 export function errorResponses(...codes: ErrorCode[]) {
   const byStatus = new Map<number, string[]>();
-  for (const code of [...codes, 'internal_error', 'unavailable'] as ErrorCode[]) {
+  for (const code of new Set([...codes, ...ANY_ROUTE])) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${DESCRIPTIONS[code]}`]);
   }

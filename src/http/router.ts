@@ -39,6 +39,20 @@ export function pathOfNul(value: unknown, path: string[]): string | undefined {
 /** `idempotent`: the route creates a job or leads, or charges credits, and honours `Idempotency-Key` (CONTRACT §9.2). */
 type Extra = { errors?: ErrorCode[]; idempotent?: boolean };
 
+/**
+ * The errors a route returns because of its shape, whatever its handler does, so no declaration can forget
+ * them: input that fails its schema (400), a body over the limit (413: app.ts limits every body, an upload its
+ * own), and an `Idempotency-Key` that is malformed (400), still running (409) or reused for another request (422).
+ */
+function impliedErrors(route: Plain, idempotent: boolean | undefined): ErrorCode[] {
+  const implied: ErrorCode[] = [];
+  const { params, query, headers, body } = route.request ?? {};
+  if (params || query || headers || body || idempotent) implied.push('validation_error');
+  if (!['get', 'head'].includes(route.method)) implied.push('payload_too_large');
+  if (idempotent) implied.push('conflict', 'unprocessable');
+  return implied;
+}
+
 const IdempotencyHeaders = z.object({
   'Idempotency-Key': z.string().optional().openapi({
     param: { name: 'Idempotency-Key', in: 'header' },
@@ -73,7 +87,8 @@ type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 
 /** A route for the dashboard: session cookie, CSRF-checked, with its error responses documented. */
 export function sessionRoute<const R extends Plain>(config: R & Extra) {
-  const { errors = [], idempotent, ...plain } = config;
+  const { errors: declared = [], idempotent, ...plain } = config;
+  const errors = [...declared, ...impliedErrors(plain, idempotent)];
   const { route, middleware } = withMiddleware(plain, idempotent, [requireSession]);
   return createRoute({
     ...(route as R),
@@ -88,7 +103,8 @@ export function sessionRoute<const R extends Plain>(config: R & Extra) {
  * lists each accepted scope as an alternative `apiKey` requirement (OpenAPI 3.1 allows scopes on any scheme).
  */
 export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) {
-  const { errors = [], idempotent, ...plain } = config;
+  const { errors: declared = [], idempotent, ...plain } = config;
+  const errors = [...declared, ...impliedErrors(plain, idempotent)];
   const accepted: readonly Scope[] = typeof scopes === 'string' ? [scopes] : scopes;
   const { route, middleware } = withMiddleware(plain, idempotent, [requireApiKey(accepted)]);
   const needs = `Requires an API key with the ${accepted.map((s) => `\`${s}\``).join(' or ')} scope.`;
@@ -106,7 +122,8 @@ export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scop
  * `/api/webhooks` does (CONTRACT §1.3): a request carrying a key is judged by its key alone.
  */
 export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R & Extra) {
-  const { errors = [], idempotent, ...plain } = config;
+  const { errors: declared = [], idempotent, ...plain } = config;
+  const errors = [...declared, ...impliedErrors(plain, idempotent)];
   const byKey = requireApiKey([scope]);
   const either: MiddlewareHandler<AppEnv> = (c, next) => (c.req.header('x-api-key') === undefined ? requireSession(c, next) : byKey(c, next));
   const { route, middleware } = withMiddleware(plain, idempotent, [either]);
@@ -120,9 +137,11 @@ export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R
 
 /** A route without authentication (signup, login, health). */
 export function publicRoute<const R extends Plain>(config: R & Extra) {
-  const { errors = [], ...plain } = config;
+  const { errors: declared = [], ...plain } = config;
+  const errors = [...declared, ...impliedErrors(plain, false)];
   const { route, middleware } = withMiddleware(plain, false, []);
-  return createRoute({ ...(route as R), middleware, responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
+  // `security: []` says "no credentials" outright; without it a reader (or a linter) cannot tell public from forgotten.
+  return createRoute({ ...(route as R), security: [] as Array<Record<string, string[]>>, middleware, responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
 }
 
 /**
@@ -132,7 +151,7 @@ export function publicRoute<const R extends Plain>(config: R & Extra) {
  */
 export interface Audience {
   route: <const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) => ReturnType<typeof sessionRoute<R>>;
-  /** OpenAPI tag: the resource's own for the dashboard, `external` for integrations. */
+  /** OpenAPI tag: the resource's own for the dashboard, `external-<resource>` for integrations. */
   tag: (resource: string) => string;
   /** Where leads created through these routes come from. */
   leadSource: 'manual' | 'api';
@@ -146,6 +165,6 @@ export const sessionAudience: Audience = {
 
 export const keyAudience: Audience = {
   route: (scopes, config) => apiKeyRoute(scopes, config),
-  tag: () => 'external',
+  tag: (resource) => `external-${resource}`,
   leadSource: 'api',
 };

@@ -29,10 +29,12 @@ async function newPage(): Promise<Page> {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-/** `METHOD /path` of every operation the page's own fetch of /openapi.json lists. */
+/** `METHOD /path` of every operation the page's own fetch of /openapi.json lists, and `METHOD name` of every webhook. */
 async function documentedOperations(page: Page): Promise<string[]> {
-  const spec = await page.evaluate<{ paths: Record<string, Record<string, unknown>> }>(`fetch('/openapi.json').then((res) => res.json())`);
-  return Object.entries(spec.paths).flatMap(([path, item]) =>
+  const spec = await page.evaluate<{ paths: Record<string, Record<string, unknown>>; webhooks?: Record<string, Record<string, unknown>> }>(
+    `fetch('/openapi.json').then((res) => res.json())`,
+  );
+  return [...Object.entries(spec.paths), ...Object.entries(spec.webhooks ?? {})].flatMap(([path, item]) =>
     Object.keys(item)
       .filter((key) => HTTP_METHODS.includes(key))
       .map((method) => `${method.toUpperCase()} ${path}`),

@@ -38,7 +38,7 @@ export const externalLeadRoutes = createRouter()
     apiKeyRoute('leads:read', {
       method: 'get',
       path: '/',
-      tags: ['external'],
+      tags: ['external-leads'],
       summary: "The key's organization's leads, oldest first, filtered by list, email or phone",
       request: { query: LeadLookupSchema },
       responses: { 200: { description: 'A page of leads', ...json(pageOf(LeadSchema)) } },

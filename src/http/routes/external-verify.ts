@@ -9,7 +9,7 @@ export const externalVerifyRoutes = createRouter().openapi(
   apiKeyRoute('verification:write', {
     method: 'post',
     path: '/verify',
-    tags: ['external'],
+    tags: ['external-verification'],
     summary: 'Verify one address in real time',
     description:
       'The same SMTP check as a job, through the same connection limits, answered within `timeoutMs` plus one second. ' +
