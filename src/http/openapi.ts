@@ -38,6 +38,7 @@ export const TAGS: Record<string, string> = {
   credits: 'The credit balance and its ledger',
   settings: "The organization's enrichment providers",
   webhooks: 'Webhook endpoints and their deliveries (a session, or an API key with `webhooks:write`)',
+  outcomes: 'What happened when the organization sent to an address: delivered or bounced (a session, or an API key with `verification:write`)',
   'external-lists': 'Lead lists, for integrations (an API key)',
   'external-leads': 'Leads, for integrations (an API key)',
   'external-verification': 'One address in real time, and bulk verification jobs, for integrations (an API key)',
