@@ -3,12 +3,13 @@ import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
 import type { AttemptTranscript, SessionOpening } from '../domain/smtp-transcript.ts';
 import { rcptReplies, smtpConnections, smtpOpenSessions } from '../metrics.ts';
 import type { HostLookup } from './dns.ts';
-import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
+import { SmtpConnectionError, SmtpLeaseLostError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
 import type { FairSlots } from './fair-slots.ts';
 import { HostPacing } from './pacing.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { HostQueue, type QueuedItem } from './host-queue.ts';
+import { OpenSockets } from './open-sockets.ts';
 import { SmtpSession } from './session.ts';
 import type { SessionLease, SharedBudget } from './shared-budget.ts';
 import type { TlsResumption } from './connection.ts';
@@ -209,6 +210,7 @@ export class HostChannel {
     let release: (() => void) | null = null;
     let lease: SessionLease | null = null;
     let session: SmtpSession | null = null;
+    const sockets = new OpenSockets();
     const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
     try {
       const owner = this.#queue.leastQueuedOwner();
@@ -222,7 +224,9 @@ export class HostChannel {
         this.pacing.adopt(lease.allowed, lease.patience);
       }
       this.#queue.putFirst(owner);
-      const opened = await this.#open();
+      // A lost lease ends the session: another process may be using its slot already.
+      const signal = lease ? AbortSignal.any([this.#opening.signal, lease.lost]) : this.#opening.signal;
+      const opened = await this.#open(signal, sockets);
       if (!(opened instanceof SmtpSession)) {
         // A session of this host that is open still works through the queue; with none, give up.
         if (this.#openSessions === 0) this.#giveUpHost(opened);
@@ -271,6 +275,8 @@ export class HostChannel {
         smtpOpenSessions.dec(metric);
         await session.quit().catch(() => undefined);
       }
+      // The host counts a connection until its socket is closed: the slot is held until then (CONTRACT §11).
+      await sockets.closeAll();
       // Released before this process asks for the host again: its next session must not find its own old lease.
       await lease?.release();
       release?.();
@@ -373,7 +379,7 @@ export class HostChannel {
       const silent = error instanceof SmtpTimeoutError && error.stage === 'RCPT' ? rest.shift() : undefined;
       if (silent) {
         silent.resolve({ kind: 'failure', reason: error.message, host, attempt: session.attempt(silent.address) });
-      } else if (!(error instanceof SmtpTimeoutError)) {
+      } else if (!(error instanceof SmtpTimeoutError) && !(error instanceof SmtpLeaseLostError)) {
         this.pacing.throttled();
       }
       this.#queue.requeue(rest);
@@ -395,7 +401,7 @@ export class HostChannel {
   }
 
   /** A session on one of the host's addresses, or why none could be had. */
-  async #open(): Promise<SmtpSession | Unusable> {
+  async #open(signal: AbortSignal, sockets: OpenSockets): Promise<SmtpSession | Unusable> {
     this.#lookup ??= this.#ctx.resolveHost(this.host);
     const lookup = await this.#lookup;
     if (lookup.kind === 'none') return { reason: `${this.host} has no A or AAAA record`, opening: null };
@@ -403,11 +409,12 @@ export class HostChannel {
     const failed: Unusable = { reason: `${this.host} has no address`, opening: null };
     for (const ip of lookup.addresses) {
       try {
-        const session = await this.#connect(ip);
+        const session = await this.#connect(ip, signal, sockets);
         smtpConnections.inc({ outcome: 'opened', mx_provider: this.provider });
         return session;
       } catch (error) {
-        if (!(error instanceof SmtpConnectionError)) throw error;
+        // Not the host's fault: its addresses wait in the queue for the next session.
+        if (!(error instanceof SmtpConnectionError) || error instanceof SmtpLeaseLostError) throw error;
         smtpConnections.inc({ outcome: 'failed', mx_provider: this.provider });
         if (error instanceof SmtpSessionRefusedError && error.reply.code === 421) this.pacing.throttled();
         failed.reason = error.message;
@@ -417,7 +424,7 @@ export class HostChannel {
     return failed;
   }
 
-  async #connect(ip: string): Promise<SmtpSession> {
+  async #connect(ip: string, signal: AbortSignal, sockets: OpenSockets): Promise<SmtpSession> {
     const startTls = !this.#withoutTls;
     const options = {
       host: this.host,
@@ -427,7 +434,8 @@ export class HostChannel {
       timeoutMs: this.#ctx.timeoutMs,
       startTls,
       tls: this.#tls,
-      signal: this.#opening.signal,
+      signal,
+      sockets,
       proxy: this.#ctx.proxy,
       ...(this.#ctx.localAddress ? { localAddress: this.#ctx.localAddress } : {}),
     };

@@ -107,7 +107,8 @@ export interface HostStats {
   activeSessions: number;
   maxConcurrentSessions: number;
   /**
-   * Most sessions open at once from each client address (what a provider limits per sending IP): the
+   * Most connections open at once from each client address (what a provider limits per sending IP), each
+   * counted from accept until the client closes it (its FIN or a reset), after QUIT or without: the
    * fleet's own count, so a test of the shared budget does not take the prober's word for it.
    */
   maxConcurrentBySource: Record<string, number>;
