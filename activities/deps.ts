@@ -56,6 +56,7 @@ function createSmtpProber(config: Config): SmtpProber {
     ...(config.SMTP_PROXY ? { proxy: config.SMTP_PROXY } : {}),
     greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
     canaryDomains: config.SMTP_CANARY_DOMAINS,
+    egressQuarantineMs: config.EGRESS_QUARANTINE,
     ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),
   });
 }

@@ -143,6 +143,8 @@ const schema = z
       .string()
       .default('gmail.com,outlook.com,yahoo.com')
       .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
+    // CONTRACT §13: how long an egress a provider refused stays away from that provider.
+    EGRESS_QUARANTINE: duration('1h').pipe(z.number().min(1)),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
     // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.

@@ -1,5 +1,7 @@
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
+import { blamesEgress } from '../domain/egress-block.ts';
+import { EGRESS_BLOCKED, type EgressQuarantine, type Quarantine, quarantineKey } from './egress-quarantine.ts';
 import type { AttemptTranscript, SessionOpening } from '../domain/smtp-transcript.ts';
 import { rcptReplies, smtpConnections, smtpOpenSessions } from '../metrics.ts';
 import type { HostLookup } from './dns.ts';
@@ -21,12 +23,16 @@ export type RcptAnswer = (
   | { kind: 'failure'; reason: string; host: string }
   /** No session could be had with this host: the caller tries the domain's next MX. */
   | { kind: 'unusable'; reason: string }
+  /** The host's provider refused this egress (CONTRACT §13): the caller asks through another egress. */
+  | { kind: 'moved'; reason: string }
 ) & { attempt?: AttemptTranscript };
 
 /** Why no session could be had, and the lines of the last try. */
 interface Unusable {
   reason: string;
   opening: SessionOpening | null;
+  /** The host refused the session with a reply that blames the egress. */
+  blocked?: SmtpReply;
 }
 
 export interface ChannelContext {
@@ -48,6 +54,8 @@ export interface ChannelContext {
   egress: string;
   /** The host's budget shared with every worker process; with none, this process's pacing alone decides. */
   budget?: SharedBudget | null;
+  /** Egresses refused by a provider; with none, a reply that blames the egress is judged like any other. */
+  quarantine?: EgressQuarantine | null;
 }
 
 interface Item extends QueuedItem {
@@ -213,6 +221,7 @@ export class HostChannel {
     const sockets = new OpenSockets();
     const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
     try {
+      if (this.#quarantined()) return this.#moveAway([]);
       const owner = this.#queue.leastQueuedOwner();
       if (owner === undefined) return;
       release = await this.#ctx.slots.acquire(owner);
@@ -228,8 +237,9 @@ export class HostChannel {
       const signal = lease ? AbortSignal.any([this.#opening.signal, lease.lost]) : this.#opening.signal;
       const opened = await this.#open(signal, sockets);
       if (!(opened instanceof SmtpSession)) {
+        if (opened.blocked) this.#egressBlocked(opened.blocked, []);
         // A session of this host that is open still works through the queue; with none, give up.
-        if (this.#openSessions === 0) this.#giveUpHost(opened);
+        else if (this.#openSessions === 0) this.#giveUpHost(opened);
         return;
       }
       session = opened;
@@ -285,6 +295,27 @@ export class HostChannel {
     }
   }
 
+  #blamesEgress(reply: SmtpReply): boolean {
+    return this.#ctx.quarantine != null && blamesEgress(reply);
+  }
+
+  #quarantined(): Quarantine | undefined {
+    return this.#ctx.quarantine?.holding(this.#ctx.egress, quarantineKey(this.provider, this.host));
+  }
+
+  /** The host refused this egress: it is quarantined for the host's provider, and every address here moves. */
+  #egressBlocked(reply: SmtpReply, items: readonly Item[]): void {
+    this.#ctx.quarantine?.block(this.#ctx.egress, quarantineKey(this.provider, this.host), formatReply(reply));
+    this.#moveAway(items);
+  }
+
+  #moveAway(items: readonly Item[]): void {
+    const held = this.#quarantined();
+    const who = this.provider === 'other' ? this.host : this.provider;
+    const reason = `${EGRESS_BLOCKED}: ${who} refused egress ${this.#ctx.egress}${held ? ` (${held.reply})` : ''}`;
+    for (const item of [...items, ...this.#queue.drain()]) item.resolve({ kind: 'moved', reason });
+  }
+
   #giveUpHost({ reason, opening }: Unusable): void {
     for (const item of this.#queue.drain())
       item.resolve({ kind: 'unusable', reason, ...(opening ? { attempt: { at: opening.at, opening, lines: [] } } : {}) });
@@ -295,6 +326,11 @@ export class HostChannel {
    * another transaction, 'ended' when it must close (the rest of the batch is queued again).
    */
   async #transaction(session: SmtpSession, budget: RejectBudget, onAnswer: () => void): Promise<SessionEnd> {
+    // Another session of this channel was refused as an egress meanwhile: this one asks no more either.
+    if (this.#quarantined()) {
+      this.#moveAway([]);
+      return { drained: false, reason: 'egress quarantined' };
+    }
     const batch = this.#queue.take(this.#ctx.batchSize);
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
     let settled = 0;
@@ -314,6 +350,7 @@ export class HostChannel {
         const left = budget.limit - budget.rejects - rejects;
         const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, left)));
         let stop: string | null = null;
+        let blocked: SmtpReply | null = null;
         let last = Date.now();
         try {
           const mail = await session.rcptWindow(
@@ -324,6 +361,11 @@ export class HostChannel {
               const delay = now - last;
               const tarpit = this.pacing.replied(delay, now);
               last = now;
+              if (this.#blamesEgress(reply)) {
+                blocked = reply;
+                stop = formatReply(reply);
+                return false;
+              }
               const klass = classifyRcptReply(reply);
               rcptReplies.inc({ result: klass, mx_provider: this.provider });
               if (klass === 'too-many-recipients' || klass === 'closing') {
@@ -355,6 +397,10 @@ export class HostChannel {
         } catch (error) {
           // A 421 closes the connection: the replies after it never come, which is expected.
           if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
+        }
+        if (blocked) {
+          this.#egressBlocked(blocked, batch.slice(settled));
+          return { drained: false, reason: formatReply(blocked) };
         }
         if (stop !== null) {
           budget.rejects += rejects;
@@ -389,6 +435,10 @@ export class HostChannel {
 
   /** MAIL FROM refused: it concerns every address of the transaction alike; a 421 or 452 sends them on. */
   #senderRefused(session: SmtpSession, mail: SmtpReply, batch: Item[], canContinue: boolean): SessionEnd {
+    if (this.#blamesEgress(mail)) {
+      this.#egressBlocked(mail, batch);
+      return { drained: false, reason: formatReply(mail) };
+    }
     const klass = classifyRcptReply(mail);
     if (klass === 'closing' || klass === 'too-many-recipients') {
       if (isThrottle(mail)) this.pacing.throttled();
@@ -416,6 +466,8 @@ export class HostChannel {
         // Not the host's fault: its addresses wait in the queue for the next session.
         if (!(error instanceof SmtpConnectionError) || error instanceof SmtpLeaseLostError) throw error;
         smtpConnections.inc({ outcome: 'failed', mx_provider: this.provider });
+        if (error instanceof SmtpSessionRefusedError && this.#blamesEgress(error.reply))
+          return { reason: error.message, opening: error.opening, blocked: error.reply };
         if (error instanceof SmtpSessionRefusedError && error.reply.code === 421) this.pacing.throttled();
         failed.reason = error.message;
         failed.opening = error.opening;

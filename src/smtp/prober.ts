@@ -21,6 +21,7 @@ import {
 } from '../domain/mx-provider.ts';
 import { type SocksProxy, socksProxyOf, socksUrlListSchema } from '../domain/socks-proxy.ts';
 import { EgressEnvironments } from './environment.ts';
+import { EgressQuarantine, quarantineKey } from './egress-quarantine.ts';
 import type { SharedBudget } from './shared-budget.ts';
 import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 
@@ -54,6 +55,7 @@ const optionsSchema = z.object({
   sourceAddresses: z.array(z.string().refine((ip) => isIP(ip) !== 0, 'expected an IP address')).default([]),
   budget: z.custom<SharedBudget>().optional(),
   canaryDomains: z.array(z.string().min(1)).default([]),
+  egressQuarantineMs: z.number().int().positive().default(3_600_000),
 });
 type ParsedOptions = z.infer<typeof optionsSchema>;
 
@@ -189,6 +191,7 @@ export class SmtpProber {
   readonly #channels = new Map<string, HostChannel>();
   readonly #dns: MxResolver;
   readonly #environment: EgressEnvironments;
+  readonly #quarantine: EgressQuarantine;
 
   constructor(options: SmtpProberOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -225,6 +228,7 @@ export class SmtpProber {
       ...egress,
       carries: (host: string) => this.egressesOf(host).some((e) => e.name === egress.name),
     }));
+    this.#quarantine = new EgressQuarantine(parsed.data.egressQuarantineMs);
     this.#environment = new EgressEnvironments(this.#dns, carriers, {
       canaryDomains: parsed.data.canaryDomains,
       port: parsed.data.port,
@@ -234,6 +238,11 @@ export class SmtpProber {
   /** The resolver and outbound-SMTP checks this instance's verdicts depend on (CONTRACT §10). */
   get environment(): EgressEnvironments {
     return this.#environment;
+  }
+
+  /** Egresses a provider refused, and until when (CONTRACT §13). */
+  get quarantine(): EgressQuarantine {
+    return this.#quarantine;
   }
 
   /** Connections currently open (or being opened) by this instance. */
@@ -269,7 +278,10 @@ export class SmtpProber {
   #channel(name: string): HostChannel {
     const host = name.toLowerCase();
     const egresses = this.egressesOf(host);
-    const usable = egresses.filter((egress) => this.#environment.usable(egress.name));
+    const refusedBy = quarantineKey(providerOfHost(host), host);
+    const usable = egresses.filter(
+      (egress) => this.#environment.usable(egress.name) && !this.#quarantine.holding(egress.name, refusedBy),
+    );
     let best: HostChannel | undefined;
     for (const egress of usable.length > 0 ? usable : egresses) {
       const channel = this.#egressChannel(host, egress);
@@ -301,6 +313,7 @@ export class SmtpProber {
         ...(egress.localAddress ? { localAddress: egress.localAddress } : {}),
         egress: egress.name,
         budget: o.budget ?? null,
+        quarantine: this.#quarantine,
       });
       this.#channels.set(key, channel);
     }

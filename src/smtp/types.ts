@@ -84,4 +84,6 @@ export interface SmtpProberOptions {
   maxReconnects?: number;
   /** Well-known domains the resolver and outbound SMTP are checked against (`SMTP_CANARY_DOMAINS`); none: no checks. */
   canaryDomains?: string[];
+  /** How long an egress a provider refused stays away from it (CONTRACT §13); default 1 h. */
+  egressQuarantineMs?: number;
 }

@@ -35,6 +35,16 @@ function smtpError(code: number, text: string): Error {
   return Object.assign(new Error(text), { responseCode: code });
 }
 
+/** A reply of `HostBehaviour.refuseFrom` for this client at this stage, if it gets one. */
+function refusal(behaviour: HostBehaviour, stage: 'connect' | 'MAIL' | 'RCPT', client: string): Error | null {
+  const refuse = behaviour.refuseFrom;
+  if (!refuse || refuse.stage !== stage || !refuse.sources.includes(client)) return null;
+  const [first = '554 refused'] = refuse.reply;
+  // smtp-server sends one line: the enhanced code once, at the start, then every line's text.
+  const text = refuse.reply.map((line, i) => (i === 0 ? line.slice(4) : line.slice(4).replace(/^\d\.\d{1,3}\.\d{1,3} /, ''))).join(' ');
+  return smtpError(Number(first.slice(0, 3)), text);
+}
+
 /** smtp-server hands over IDN domains decoded to Unicode; the world keeps every address in ASCII. */
 function asciiAddress(address: string): string {
   const at = address.lastIndexOf('@');
@@ -304,7 +314,10 @@ async function startSmtpHost(
     onConnect(session, callback) {
       if (behaviour.dropFrom?.includes(session.remoteAddress)) return;
       later(() =>
-        callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null),
+        callback(
+          refusal(behaviour, 'connect', session.remoteAddress) ??
+            (behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null),
+        ),
       );
     },
     onSecure(socket, session, callback) {
@@ -317,7 +330,7 @@ async function startSmtpHost(
       const count = countersOf(book.recordOf(session));
       count.commands += 1;
       if (hungUp(session, count.commands)) return;
-      later(() => callback(closing(count.commands)));
+      later(() => callback(refusal(behaviour, 'MAIL', session.remoteAddress) ?? closing(count.commands)));
     },
     onRcptTo(address, session, callback) {
       const record = book.recordOf(session);
@@ -329,7 +342,7 @@ async function startSmtpHost(
       record?.rcpts.push(rcpt);
       if (hungUp(session, count.commands)) return;
       later(() => {
-        const closed = closing(count.commands);
+        const closed = refusal(behaviour, 'RCPT', session.remoteAddress) ?? closing(count.commands);
         if (closed) return callback(closed);
         if (behaviour.maxRcptPerSession !== undefined && count.rcpts > behaviour.maxRcptPerSession) {
           return callback(smtpError(452, '4.5.3 Too many recipients in this session'));

@@ -15,6 +15,11 @@ export interface HostBehaviour {
   deferAlways?: boolean;
   /** Every RCPT → 550 5.7.1 "... blocked using zen.spamhaus.org". */
   policyBlock?: boolean;
+  /**
+   * Clients from these addresses get `reply` (wire lines, e.g. "554 5.7.1 Blocked - see …") at `stage` instead
+   * of the normal answer: a provider that refuses one of our egresses (CONTRACT §13).
+   */
+  refuseFrom?: { sources: readonly string[]; stage: 'connect' | 'MAIL' | 'RCPT'; reply: readonly string[] };
   /** Accept the TCP connection and never send a greeting (a raw TCP server). */
   silent?: boolean;
   /**
