@@ -57,6 +57,9 @@ function createSmtpProber(config: Config): SmtpProber {
     greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
     canaryDomains: config.SMTP_CANARY_DOMAINS,
     egressQuarantineMs: config.EGRESS_QUARANTINE,
+    egressPublicIps: config.SMTP_EGRESS_PUBLIC_IPS,
+    dnsblZones: config.DNSBL_ZONES,
+    egressCheckIntervalMs: config.EGRESS_CHECK_INTERVAL,
     ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),
   });
 }

@@ -86,4 +86,8 @@ export interface SmtpProberOptions {
   canaryDomains?: string[];
   /** How long an egress a provider refused stays away from it (CONTRACT §13); default 1 h. */
   egressQuarantineMs?: number;
+  /** CONTRACT §13 self-checks: egress (source address, proxy `host:port`, `direct`) → public IP; DNSBL zones; interval. */
+  egressPublicIps?: Record<string, string>;
+  dnsblZones?: string[];
+  egressCheckIntervalMs?: number;
 }

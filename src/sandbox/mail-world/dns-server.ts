@@ -7,6 +7,8 @@ export interface ZoneEntry {
   aaaa?: readonly string[];
   /** `exchange: ''` is the null MX root (`.`). */
   mx?: readonly { exchange: string; priority: number }[];
+  /** PTR names of a reverse name (`4.3.2.1.in-addr.arpa`). */
+  ptr?: readonly string[];
   servfail?: boolean;
 }
 
@@ -52,6 +54,8 @@ export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>, optio
           for (const address of entry.a ?? []) answer({ type: Packet.TYPE.A, address });
         } else if (question.type === Packet.TYPE.AAAA) {
           for (const address of entry.aaaa ?? []) answer({ type: Packet.TYPE.AAAA, address });
+        } else if (question.type === Packet.TYPE.PTR) {
+          for (const domain of entry.ptr ?? []) answer({ type: Packet.TYPE.PTR, domain });
         } else if (question.type === Packet.TYPE.MX) {
           for (const { exchange, priority } of entry.mx ?? [])
             answer({ type: Packet.TYPE.MX, exchange, priority });

@@ -1,3 +1,5 @@
+import type { ZoneEntry } from './dns-server.ts';
+
 /** How one mail host behaves. Unset fields mean an ordinary, well-behaved server. */
 export interface HostBehaviour {
   /** Existing addresses (compared case-insensitively): RCPT → 250, any other → 550 5.1.1. */
@@ -89,6 +91,8 @@ export interface DomainSpec {
 
 export interface MailWorldDescription {
   domains: Readonly<Record<string, DomainSpec>>;
+  /** Other DNS records by name: a blocklist zone's answers, PTR and A records of our egresses (CONTRACT §13). */
+  records?: Readonly<Record<string, ZoneEntry>>;
   /** When set, names outside this domain get SERVFAIL rather than NXDOMAIN (the sandbox does not know them). */
   authoritativeFor?: string;
 }

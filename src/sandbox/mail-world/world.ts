@@ -20,6 +20,8 @@ export interface MailWorld {
   resetPeak(): void;
   /** Sums over all hosts. */
   totals(): { sessions: number; rcpts: number; dataCommands: number };
+  /** Replaces a name's records from now on (null: the name is gone, NXDOMAIN), e.g. a blocklist entry that clears. */
+  setRecord(name: string, entry: ZoneEntry | null): void;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ function plan(description: MailWorldDescription): {
       if (spec.a.behaviour) addHost(hosts, domain, { ip: spec.a.ip, behaviour: spec.a.behaviour });
     }
   }
+  for (const [name, entry] of Object.entries(description.records ?? {})) zone.set(name.toLowerCase(), { ...zone.get(name.toLowerCase()), ...entry });
   return { zone, hosts };
 }
 
@@ -124,6 +127,10 @@ export async function startMailWorld(description: MailWorldDescription): Promise
     dnsQueries: dnsServer.queries,
     maxConcurrentSessions: () => gauge.max,
     resetPeak: () => gauge.resetPeak(),
+    setRecord: (name, entry) => {
+      if (entry) zone.set(name.toLowerCase(), entry);
+      else zone.delete(name.toLowerCase());
+    },
     totals: () => ({
       sessions: running.reduce((sum, host) => sum + host.stats.sessions, 0),
       rcpts: running.reduce((sum, host) => sum + host.stats.rcpts.length, 0),
