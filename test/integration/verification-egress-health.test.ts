@@ -88,6 +88,15 @@ describe('egress self-checks (CONTRACT §13)', () => {
       expect.objectContaining({ id: CLEAN, publicIp: '192.0.2.3', state: 'ok', ptr: HELO, fcrdns: true, heloAligned: true, dnsbl: [{ zone: ZONE, answer: '127.255.255.254' }] }),
     ]);
 
+    // The dashboard's settings read the same through a session route; without a session, nothing.
+    const settings = await agent.get('/api/settings/egress');
+    expect(settings.status).toBe(200);
+    expect(settings.body.egress.map((e: { id: string; state: string }) => [e.id, e.state])).toEqual([
+      [LISTED, 'listed'],
+      [CLEAN, 'ok'],
+    ]);
+    expect((await fetch(`${service.url}/api/settings/egress`)).status).toBe(401);
+
     const first = await verify('a');
     expect(sources('a')).toEqual(new Set([CLEAN]));
     expect(first.warnings.map((w: { code: string }) => w.code).sort()).toEqual(['egress_identity', 'egress_listed']);

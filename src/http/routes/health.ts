@@ -1,20 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter, publicRoute } from '../router.ts';
-
+import { Egress } from '../schemas/egress.ts';
 const Status = z.object({ status: z.literal('ok') });
-export const Egress = z
-  .object({
-    id: z.string(),
-    publicIp: z.string().nullable(),
-    state: z.enum(['ok', 'degraded', 'listed', 'blocked']),
-    ptr: z.string().nullable(),
-    fcrdns: z.boolean().nullable(),
-    heloAligned: z.boolean().nullable(),
-    dnsbl: z.array(z.object({ zone: z.string(), answer: z.string().nullable().openapi({ description: 'The A record (e.g. "127.0.0.2"), null for NXDOMAIN, or "unavailable"' }) })),
-    quarantines: z.array(z.object({ provider: z.string(), until: z.string() })),
-    checkedAt: z.string().nullable(),
-  })
-  .openapi('Egress');
 const Ready = z.object({
   status: z.enum(['ok', 'unavailable']),
   database: z.enum(['ok', 'down']),
