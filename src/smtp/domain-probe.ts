@@ -24,7 +24,8 @@ export interface DomainProbeContext {
 /** What the servers said about one address: a reply to its RCPT, or why none could be had; and every attempt's transcript. */
 export type AddressFinding = (
   | { kind: 'reply'; reply: SmtpReply; class: ReplyClass; host: string; attempts: number }
-  | { kind: 'failure'; reason: string; host: string | null }
+  /** `reply`: the one that ended the attempt, when one did (a refusal of our egress: CONTRACT §13). */
+  | { kind: 'failure'; reason: string; host: string | null; reply?: SmtpReply }
 ) & { transcript?: AttemptTranscript[] };
 
 export interface CatchAllVerdict {
@@ -93,6 +94,7 @@ export class DomainProbe {
   #lastHost: string | null = null;
   /** Why the last address moved off an egress: the reason of those left with no egress. */
   #movedReason: string | null = null;
+  #movedReply: SmtpReply | null = null;
 
   // One random address per probe, reused across attempts: greylisting remembers addresses.
   readonly #catchAllAddress: string;
@@ -169,6 +171,7 @@ export class DomainProbe {
               if (answer.kind === 'moved') {
                 catchAllMoved = true;
                 this.#movedReason = answer.reason;
+                this.#movedReply = answer.reply ?? this.#movedReply;
                 return;
               }
               this.#onCatchAllAnswer(answer);
@@ -186,6 +189,7 @@ export class DomainProbe {
             } else if (answer.kind === 'moved') {
               moved.push(address);
               this.#movedReason = answer.reason;
+              this.#movedReply = answer.reply ?? this.#movedReply;
             } else this.#onAnswer(address, answer);
           }),
         );
@@ -216,7 +220,8 @@ export class DomainProbe {
   #noEgressLeft(work: readonly string[], askCatchAll: boolean, host: string): void {
     const reason = this.#movedReason ?? `${host} refused every egress`;
     if (askCatchAll) this.#settleCatchAll({ value: null, reason, host });
-    for (const address of work) this.#recordFinal(address, { kind: 'failure', reason, host });
+    const reply = this.#movedReply ? { reply: this.#movedReply } : {};
+    for (const address of work) this.#recordFinal(address, { kind: 'failure', reason, host, ...reply });
   }
 
   #transcriptOf(address: string): AttemptTranscript[] {

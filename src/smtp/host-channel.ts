@@ -24,7 +24,7 @@ export type RcptAnswer = (
   /** No session could be had with this host: the caller tries the domain's next MX. */
   | { kind: 'unusable'; reason: string }
   /** The host's provider refused this egress (CONTRACT §13): the caller asks through another egress. */
-  | { kind: 'moved'; reason: string }
+  | { kind: 'moved'; reason: string; reply: SmtpReply | null }
 ) & { attempt?: AttemptTranscript };
 
 /** Why no session could be had, and the lines of the last try. */
@@ -306,14 +306,14 @@ export class HostChannel {
   /** The host refused this egress: it is quarantined for the host's provider, and every address here moves. */
   #egressBlocked(reply: SmtpReply, items: readonly Item[]): void {
     this.#ctx.quarantine?.block(this.#ctx.egress, quarantineKey(this.provider, this.host), formatReply(reply));
-    this.#moveAway(items);
+    this.#moveAway(items, reply);
   }
 
-  #moveAway(items: readonly Item[]): void {
+  #moveAway(items: readonly Item[], reply: SmtpReply | null = null): void {
     const held = this.#quarantined();
     const who = this.provider === 'other' ? this.host : this.provider;
     const reason = `${EGRESS_BLOCKED}: ${who} refused egress ${this.#ctx.egress}${held ? ` (${held.reply})` : ''}`;
-    for (const item of [...items, ...this.#queue.drain()]) item.resolve({ kind: 'moved', reason });
+    for (const item of [...items, ...this.#queue.drain()]) item.resolve({ kind: 'moved', reason, reply });
   }
 
   #giveUpHost({ reason, opening }: Unusable): void {

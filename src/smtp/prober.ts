@@ -107,7 +107,8 @@ const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0,
 /** What a finding proves: its reply's codes and the attempts behind it (a failure was one attempt at least). */
 function evidenceOf(finding: AddressFinding): Evidence {
   const transcript = finding.transcript ?? [];
-  if (finding.kind === 'failure') return { smtpCode: null, enhancedCode: null, attempts: 1, transcript };
+  if (finding.kind === 'failure')
+    return { smtpCode: finding.reply?.code ?? null, enhancedCode: finding.reply?.enhanced ?? null, attempts: 1, transcript };
   return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts, transcript };
 }
 

@@ -86,6 +86,8 @@ describe('a reply that blames the egress', () => {
     for (const o of outcome.outcomes) {
       expect(o.result).toBe('Unknown');
       expect(o.reason).toMatch(/^egress_blocked: microsoft refused egress 127\.0\.0\.2 \(550 5\.7\.1 Unfortunately/);
+      // The evidence is the reply that ended the attempt (CONTRACT §10).
+      expect(o).toMatchObject({ smtpCode: 550, enhancedCode: '5.7.1', attempts: 1 });
     }
   });
 });
