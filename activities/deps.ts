@@ -72,6 +72,10 @@ function createSmtpProber(config: Config): SmtpProber {
     ...(config.SMTP_PROXY ? { proxy: config.SMTP_PROXY } : {}),
     greylistDelayMs: config.SMTP_GREYLIST_DELAY_MS,
     canaryDomains: config.SMTP_CANARY_DOMAINS,
+    egressQuarantineMs: config.EGRESS_QUARANTINE,
+    egressPublicIps: config.SMTP_EGRESS_PUBLIC_IPS,
+    dnsblZones: config.DNSBL_ZONES,
+    egressCheckIntervalMs: config.EGRESS_CHECK_INTERVAL,
     ...(config.DNS_SERVERS ? { dnsServers: config.DNS_SERVERS } : {}),
   });
 }

@@ -148,6 +148,27 @@ const schema = z
     MS_LOGIN_BASE_URL: url('https://login.microsoftonline.com'),
     // Requests per second to that host, all worker processes on the database together; fractions allowed (0.5).
     MS_DIRECTORY_RATE: z.coerce.number().positive().max(1000).default(2),
+    // CONTRACT §13: how long an egress a provider refused stays away from that provider.
+    EGRESS_QUARANTINE: duration('1h').pipe(z.number().min(1)),
+    // CONTRACT §13 self-checks: blocklist zones (empty: none), how often, and each egress's public IPv4 address.
+    DNSBL_ZONES: z
+      .string()
+      .default('zen.spamhaus.org')
+      .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
+    EGRESS_CHECK_INTERVAL: duration('6h').pipe(z.number().min(1000)),
+    SMTP_EGRESS_PUBLIC_IPS: z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const map: Record<string, string> = {};
+        for (const entry of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+          const at = entry.lastIndexOf('=');
+          const ip = entry.slice(at + 1).trim();
+          if (at <= 0 || isIP(ip) !== 4) ctx.addIssue({ code: 'custom', message: `expected <source address or proxy host:port>=<public IPv4>, got ${entry}` });
+          else map[entry.slice(0, at).trim()] = ip;
+        }
+        return map;
+      }),
     VERIFICATION_PROVIDER: z.enum(['zerobounce', 'reacher']).default('zerobounce'),
     VERIFICATION_DECISION_TIMEOUT: duration('7d'),
     // POST /api/external/verify: how long domain facts (MX, catch-all) and an address's own result are reused.

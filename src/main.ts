@@ -31,7 +31,7 @@ async function main() {
     const temporal = createTemporalClient(config, plugins);
     const integrationAccess = startIntegrationAccess(config);
     const workerMetricsUrl = config.ROLE === 'all' && config.METRICS_ENABLED ? `http://${config.WORKER_METRICS_ADDRESS}/metrics` : undefined;
-    const app = createApp({ config, orm, temporal, workerMetricsUrl, smtpEnvironment: activityDeps?.prober.environment, ...integrationAccess });
+    const app = createApp({ config, orm, temporal, workerMetricsUrl, smtpEnvironment: activityDeps?.prober.environment, smtpEgress: activityDeps?.prober, ...integrationAccess });
     const server = listen(app.fetch, { port: config.PORT }, (info) =>
       log.info('api listening', { url: `http://localhost:${info.port}`, dashboard: `http://localhost:${info.port}/`, docs: `http://localhost:${info.port}/docs` }),
     );

@@ -2,6 +2,7 @@
 // OpenAPI document is made from them). Type-only imports: Vite erases them, so no server code reaches the bundle.
 import type { z } from '@hono/zod-openapi';
 import type { ApiKeySchema } from '../src/http/schemas/api-key.ts';
+import type { Egress as EgressSchema } from '../src/http/schemas/egress.ts';
 import type { LedgerEntrySchema } from '../src/http/schemas/credits.ts';
 import type { ListSchema } from '../src/http/schemas/list.ts';
 import type { ScrapeItemSchema } from '../src/http/schemas/scrape.ts';
@@ -28,6 +29,7 @@ export type VerificationResult = z.infer<typeof VerificationResultSchema>;
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 export type ProviderSetting = z.infer<typeof ProviderSettingSchema>;
+export type Egress = z.infer<typeof EgressSchema>;
 export type Endpoint = z.infer<typeof WebhookEndpointSchema>;
 export type Delivery = z.infer<typeof WebhookDeliverySchema>;
 export type Transcript = Pick<z.infer<typeof VerificationResultTranscriptSchema>, 'transcript'>;

@@ -118,7 +118,7 @@ export function costEstimate(c: FinalCounts): CostEstimate {
 }
 
 /** Conditions of a verifying worker's surroundings a job reports (CONTRACT §10 `warnings`). */
-export const JOB_WARNING_CODES = ['resolver_unreliable', 'smtp_egress_blocked', 'provider_throttled'] as const;
+export const JOB_WARNING_CODES = ['resolver_unreliable', 'smtp_egress_blocked', 'provider_throttled', 'egress_listed', 'egress_identity'] as const;
 export interface JobWarning {
   code: (typeof JOB_WARNING_CODES)[number];
   message: string;

@@ -5,6 +5,7 @@ import type { Orm } from '../db/orm.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { IntegrationAccess } from '../integration-access.ts';
 import type { EgressEnvironments } from '../smtp/environment.ts';
+import type { EgressReport } from '../smtp/prober.ts';
 
 export type { Scope } from '../domain/scopes.ts';
 
@@ -25,6 +26,8 @@ export interface AppDeps extends IntegrationAccess {
   workerMetricsUrl?: string;
   /** The resolver and outbound-SMTP checks of the worker in this process (ROLE=all), for `/readyz`. */
   smtpEnvironment?: EgressEnvironments;
+  /** Each egress's blocklist, identity and quarantines as the worker in this process sees them (CONTRACT §13). */
+  smtpEgress?: { egressReport(): EgressReport[] };
 }
 
 export interface AppEnv {

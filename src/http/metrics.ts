@@ -33,6 +33,18 @@ export function createAppMetrics(deps: AppDeps) {
     },
   });
 
+  new Gauge({
+    name: 'smtp_egress_state',
+    help: "Each egress's health (CONTRACT §13): 1 for its current state (ok, degraded, listed, blocked), 0 for the others",
+    labelNames: ['egress', 'state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const egress of deps.smtpEgress?.egressReport() ?? [])
+        for (const state of ['ok', 'degraded', 'listed', 'blocked'] as const) this.set({ egress: egress.id, state }, egress.state === state ? 1 : 0);
+    },
+  });
+
   // One child per series, found by a plain string key: prom-client's labels() builds a labels object and a
   // closure on every call (observing still hashes the labels, which is prom-client's own cost).
   const series = new Map<string, { observe: (seconds: number) => void }>();

@@ -11,6 +11,7 @@ import {
   SmtpTimeoutError,
   SmtpTlsError,
 } from './errors.ts';
+import type { OpenSockets } from './open-sockets.ts';
 import { connectThroughProxy } from './socks-connect.ts';
 
 export interface ConnectOptions {
@@ -25,6 +26,8 @@ export interface ConnectOptions {
   proxy?: SocksProxy | null;
   /** Local address a direct connection binds to (an egress of `SMTP_SOURCE_ADDRESSES`). */
   localAddress?: string;
+  /** Where the raw socket is registered, so the session's slot is freed only once it has closed. */
+  sockets?: OpenSockets;
 }
 
 /**
@@ -35,6 +38,9 @@ export interface TlsResumption {
   session: Buffer | undefined;
   remember: (session: Buffer) => void;
 }
+
+/** Longest wait for a server to close after its 221: one that never does keeps the slot no longer than this. */
+const PEER_CLOSE_WAIT_MS = 2_000;
 
 interface PendingRead {
   stage: string;
@@ -78,7 +84,10 @@ export class SmtpConnection {
   static open(options: ConnectOptions): Promise<SmtpConnection> {
     options.signal?.throwIfAborted();
     if (options.proxy)
-      return connectThroughProxy({ ...options, proxy: options.proxy }).then((socket) => new SmtpConnection(socket, options));
+      return connectThroughProxy({ ...options, proxy: options.proxy }).then((socket) => {
+        options.sockets?.track(socket);
+        return new SmtpConnection(socket, options);
+      });
     const label = `${options.host}:${options.port}`;
     return new Promise((resolve, reject) => {
       const socket = netConnect({
@@ -86,6 +95,7 @@ export class SmtpConnection {
         port: options.port,
         ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       });
+      options.sockets?.track(socket);
       const cleanup = (): void => {
         clearTimeout(timer);
         socket.removeListener('connect', onConnect);
@@ -216,6 +226,28 @@ export class SmtpConnection {
     this.#tls = true;
     this.#assembler = new ReplyAssembler();
     this.#attach(secure);
+  }
+
+  /**
+   * After QUIT was answered the server closes first (RFC 5321 §4.1.1.10): waits for that, bounded, then closes
+   * ours. Through a proxy this is how we learn that the host's side of the connection is gone too.
+   */
+  async closeAfterPeer(): Promise<void> {
+    const socket = this.#socket;
+    if (!this.#failure && !socket.readableEnded) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          socket.removeListener('end', done);
+          socket.removeListener('close', done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(this.#timeoutMs, PEER_CLOSE_WAIT_MS));
+        socket.once('end', done);
+        socket.once('close', done);
+      });
+    }
+    this.close();
   }
 
   /** Ends the connection at once. */

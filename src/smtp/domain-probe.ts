@@ -24,7 +24,8 @@ export interface DomainProbeContext {
 /** What the servers said about one address: a reply to its RCPT, or why none could be had; and every attempt's transcript. */
 export type AddressFinding = (
   | { kind: 'reply'; reply: SmtpReply; class: ReplyClass; host: string; attempts: number }
-  | { kind: 'failure'; reason: string; host: string | null }
+  /** `reply`: the one that ended the attempt, when one did (a refusal of our egress: CONTRACT §13). */
+  | { kind: 'failure'; reason: string; host: string | null; reply?: SmtpReply }
 ) & { transcript?: AttemptTranscript[] };
 
 export interface CatchAllVerdict {
@@ -91,6 +92,9 @@ export class DomainProbe {
   #hostIndex = 0;
   readonly #hostFailures: string[] = [];
   #lastHost: string | null = null;
+  /** Why the last address moved off an egress: the reason of those left with no egress. */
+  #movedReason: string | null = null;
+  #movedReply: SmtpReply | null = null;
 
   // One random address per probe, reused across attempts: greylisting remembers addresses.
   readonly #catchAllAddress: string;
@@ -139,11 +143,19 @@ export class DomainProbe {
     let work = [...addresses];
     let askCatchAll = this.#catchAll === null;
     const { owner, signal } = this.#ctx;
+    // Channels (egresses) a host refused in this round: with no other left, the addresses stay unanswered.
+    const refused = new Set<HostChannel>();
     while ((work.length > 0 || askCatchAll) && this.#hostIndex < this.#hosts.length) {
       const host = this.#hosts[this.#hostIndex]?.host ?? '';
       const channel = this.#ctx.channel(host);
+      if (refused.has(channel)) {
+        this.#noEgressLeft(work, askCatchAll, host);
+        return;
+      }
       const unreached: string[] = [];
+      const moved: string[] = [];
       let catchAllUnreached = false;
+      let catchAllMoved = false;
       let unusableReason = '';
       const asks: Promise<void>[] = [];
       if (askCatchAll) {
@@ -154,6 +166,12 @@ export class DomainProbe {
               if (answer.kind === 'unusable') {
                 catchAllUnreached = true;
                 unusableReason = answer.reason;
+                return;
+              }
+              if (answer.kind === 'moved') {
+                catchAllMoved = true;
+                this.#movedReason = answer.reason;
+                this.#movedReply = answer.reply ?? this.#movedReply;
                 return;
               }
               this.#onCatchAllAnswer(answer);
@@ -168,12 +186,23 @@ export class DomainProbe {
             if (answer.kind === 'unusable') {
               unreached.push(address);
               unusableReason = answer.reason;
+            } else if (answer.kind === 'moved') {
+              moved.push(address);
+              this.#movedReason = answer.reason;
+              this.#movedReply = answer.reply ?? this.#movedReply;
             } else this.#onAnswer(address, answer);
           }),
         );
       }
       await Promise.all(asks);
       if (this.#catchAll?.value === true) return;
+      if (moved.length > 0 || catchAllMoved) {
+        // The same host again, through the egress the prober picks now (a refused one is quarantined).
+        refused.add(channel);
+        work = [...moved, ...unreached];
+        askCatchAll = catchAllMoved || catchAllUnreached;
+        continue;
+      }
       if (unreached.length === 0 && !catchAllUnreached) return;
       this.#hostFailures.push(unusableReason);
       this.#hostIndex += 1;
@@ -187,13 +216,21 @@ export class DomainProbe {
     }
   }
 
+  /** Every egress was refused by `host`'s provider (CONTRACT §13): Unknown, never a verdict about the mailbox. */
+  #noEgressLeft(work: readonly string[], askCatchAll: boolean, host: string): void {
+    const reason = this.#movedReason ?? `${host} refused every egress`;
+    if (askCatchAll) this.#settleCatchAll({ value: null, reason, host });
+    const reply = this.#movedReply ? { reply: this.#movedReply } : {};
+    for (const address of work) this.#recordFinal(address, { kind: 'failure', reason, host, ...reply });
+  }
+
   #transcriptOf(address: string): AttemptTranscript[] {
     let transcript = this.#transcripts.get(address);
     if (!transcript) this.#transcripts.set(address, (transcript = []));
     return transcript;
   }
 
-  #onCatchAllAnswer(answer: Exclude<RcptAnswer, { kind: 'unusable' }>): void {
+  #onCatchAllAnswer(answer: Exclude<RcptAnswer, { kind: 'unusable' | 'moved' }>): void {
     if (this.#catchAll !== null) return;
     const { host } = answer;
     this.#lastHost = host;
@@ -219,7 +256,7 @@ export class DomainProbe {
     });
   }
 
-  #onAnswer(address: string, answer: Exclude<RcptAnswer, { kind: 'unusable' }>): void {
+  #onAnswer(address: string, answer: Exclude<RcptAnswer, { kind: 'unusable' | 'moved' }>): void {
     if (answer.kind === 'failure') {
       if (answer.reason === 'withdrawn') return;
       this.#recordFinal(address, { kind: 'failure', reason: answer.reason, host: answer.host });

@@ -36,7 +36,12 @@ export class SmtpTimeoutError extends SmtpConnectionError {
 
 /** The server closed the connection (or it broke) while a reply was awaited. */
 export class SmtpDroppedError extends SmtpConnectionError {
-  override readonly name = 'SmtpDroppedError';
+  override readonly name: string = 'SmtpDroppedError';
+}
+
+/** This process lost the session's shared-budget lease: the session is closed, its addresses asked again later. */
+export class SmtpLeaseLostError extends SmtpDroppedError {
+  override readonly name = 'SmtpLeaseLostError';
 }
 
 /** The server answered something that is not SMTP. */

@@ -1,14 +1,17 @@
 import type { ReplyClass, SmtpReply } from '../domain/smtp-reply.ts';
 import { classifyRcptReply, formatReply } from '../domain/smtp-reply.ts';
+import { blamesEgress } from '../domain/egress-block.ts';
+import { EGRESS_BLOCKED, type EgressQuarantine, type Quarantine, quarantineKey } from './egress-quarantine.ts';
 import type { AttemptTranscript, SessionOpening } from '../domain/smtp-transcript.ts';
 import { rcptReplies, smtpConnections, smtpOpenSessions } from '../metrics.ts';
 import type { HostLookup } from './dns.ts';
-import { SmtpConnectionError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
+import { SmtpConnectionError, SmtpLeaseLostError, SmtpSessionRefusedError, SmtpTimeoutError, SmtpTlsError } from './errors.ts';
 import type { FairSlots } from './fair-slots.ts';
 import { HostPacing } from './pacing.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { HostQueue, type QueuedItem } from './host-queue.ts';
+import { OpenSockets } from './open-sockets.ts';
 import { SmtpSession } from './session.ts';
 import type { SessionLease, SharedBudget } from './shared-budget.ts';
 import type { TlsResumption } from './connection.ts';
@@ -20,12 +23,16 @@ export type RcptAnswer = (
   | { kind: 'failure'; reason: string; host: string }
   /** No session could be had with this host: the caller tries the domain's next MX. */
   | { kind: 'unusable'; reason: string }
+  /** The host's provider refused this egress (CONTRACT §13): the caller asks through another egress. */
+  | { kind: 'moved'; reason: string; reply: SmtpReply | null }
 ) & { attempt?: AttemptTranscript };
 
 /** Why no session could be had, and the lines of the last try. */
 interface Unusable {
   reason: string;
   opening: SessionOpening | null;
+  /** The host refused the session with a reply that blames the egress. */
+  blocked?: SmtpReply;
 }
 
 export interface ChannelContext {
@@ -47,6 +54,8 @@ export interface ChannelContext {
   egress: string;
   /** The host's budget shared with every worker process; with none, this process's pacing alone decides. */
   budget?: SharedBudget | null;
+  /** Egresses refused by a provider; with none, a reply that blames the egress is judged like any other. */
+  quarantine?: EgressQuarantine | null;
 }
 
 interface Item extends QueuedItem {
@@ -209,8 +218,10 @@ export class HostChannel {
     let release: (() => void) | null = null;
     let lease: SessionLease | null = null;
     let session: SmtpSession | null = null;
+    const sockets = new OpenSockets();
     const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
     try {
+      if (this.#quarantined()) return this.#moveAway([]);
       const owner = this.#queue.leastQueuedOwner();
       if (owner === undefined) return;
       release = await this.#ctx.slots.acquire(owner);
@@ -222,10 +233,13 @@ export class HostChannel {
         this.pacing.adopt(lease.allowed, lease.patience);
       }
       this.#queue.putFirst(owner);
-      const opened = await this.#open();
+      // A lost lease ends the session: another process may be using its slot already.
+      const signal = lease ? AbortSignal.any([this.#opening.signal, lease.lost]) : this.#opening.signal;
+      const opened = await this.#open(signal, sockets);
       if (!(opened instanceof SmtpSession)) {
+        if (opened.blocked) this.#egressBlocked(opened.blocked, []);
         // A session of this host that is open still works through the queue; with none, give up.
-        if (this.#openSessions === 0) this.#giveUpHost(opened);
+        else if (this.#openSessions === 0) this.#giveUpHost(opened);
         return;
       }
       session = opened;
@@ -271,12 +285,35 @@ export class HostChannel {
         smtpOpenSessions.dec(metric);
         await session.quit().catch(() => undefined);
       }
+      // The host counts a connection until its socket is closed: the slot is held until then (CONTRACT §11).
+      await sockets.closeAll();
       // Released before this process asks for the host again: its next session must not find its own old lease.
       await lease?.release();
       release?.();
       this.#sessions -= 1;
       this.#pump();
     }
+  }
+
+  #blamesEgress(reply: SmtpReply): boolean {
+    return this.#ctx.quarantine != null && blamesEgress(reply);
+  }
+
+  #quarantined(): Quarantine | undefined {
+    return this.#ctx.quarantine?.holding(this.#ctx.egress, quarantineKey(this.provider, this.host));
+  }
+
+  /** The host refused this egress: it is quarantined for the host's provider, and every address here moves. */
+  #egressBlocked(reply: SmtpReply, items: readonly Item[]): void {
+    this.#ctx.quarantine?.block(this.#ctx.egress, quarantineKey(this.provider, this.host), formatReply(reply));
+    this.#moveAway(items, reply);
+  }
+
+  #moveAway(items: readonly Item[], reply: SmtpReply | null = null): void {
+    const held = this.#quarantined();
+    const who = this.provider === 'other' ? this.host : this.provider;
+    const reason = `${EGRESS_BLOCKED}: ${who} refused egress ${this.#ctx.egress}${held ? ` (${held.reply})` : ''}`;
+    for (const item of [...items, ...this.#queue.drain()]) item.resolve({ kind: 'moved', reason, reply });
   }
 
   #giveUpHost({ reason, opening }: Unusable): void {
@@ -289,6 +326,11 @@ export class HostChannel {
    * another transaction, 'ended' when it must close (the rest of the batch is queued again).
    */
   async #transaction(session: SmtpSession, budget: RejectBudget, onAnswer: () => void): Promise<SessionEnd> {
+    // Another session of this channel was refused as an egress meanwhile: this one asks no more either.
+    if (this.#quarantined()) {
+      this.#moveAway([]);
+      return { drained: false, reason: 'egress quarantined' };
+    }
     const batch = this.#queue.take(this.#ctx.batchSize);
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
     let settled = 0;
@@ -308,6 +350,7 @@ export class HostChannel {
         const left = budget.limit - budget.rejects - rejects;
         const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, left)));
         let stop: string | null = null;
+        let blocked: SmtpReply | null = null;
         let last = Date.now();
         try {
           const mail = await session.rcptWindow(
@@ -318,6 +361,11 @@ export class HostChannel {
               const delay = now - last;
               const tarpit = this.pacing.replied(delay, now);
               last = now;
+              if (this.#blamesEgress(reply)) {
+                blocked = reply;
+                stop = formatReply(reply);
+                return false;
+              }
               const klass = classifyRcptReply(reply);
               rcptReplies.inc({ result: klass, mx_provider: this.provider });
               if (klass === 'too-many-recipients' || klass === 'closing') {
@@ -350,6 +398,10 @@ export class HostChannel {
           // A 421 closes the connection: the replies after it never come, which is expected.
           if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
         }
+        if (blocked) {
+          this.#egressBlocked(blocked, batch.slice(settled));
+          return { drained: false, reason: formatReply(blocked) };
+        }
         if (stop !== null) {
           budget.rejects += rejects;
           this.#queue.requeue(batch.slice(settled));
@@ -373,7 +425,7 @@ export class HostChannel {
       const silent = error instanceof SmtpTimeoutError && error.stage === 'RCPT' ? rest.shift() : undefined;
       if (silent) {
         silent.resolve({ kind: 'failure', reason: error.message, host, attempt: session.attempt(silent.address) });
-      } else if (!(error instanceof SmtpTimeoutError)) {
+      } else if (!(error instanceof SmtpTimeoutError) && !(error instanceof SmtpLeaseLostError)) {
         this.pacing.throttled();
       }
       this.#queue.requeue(rest);
@@ -383,6 +435,10 @@ export class HostChannel {
 
   /** MAIL FROM refused: it concerns every address of the transaction alike; a 421 or 452 sends them on. */
   #senderRefused(session: SmtpSession, mail: SmtpReply, batch: Item[], canContinue: boolean): SessionEnd {
+    if (this.#blamesEgress(mail)) {
+      this.#egressBlocked(mail, batch);
+      return { drained: false, reason: formatReply(mail) };
+    }
     const klass = classifyRcptReply(mail);
     if (klass === 'closing' || klass === 'too-many-recipients') {
       if (isThrottle(mail)) this.pacing.throttled();
@@ -395,7 +451,7 @@ export class HostChannel {
   }
 
   /** A session on one of the host's addresses, or why none could be had. */
-  async #open(): Promise<SmtpSession | Unusable> {
+  async #open(signal: AbortSignal, sockets: OpenSockets): Promise<SmtpSession | Unusable> {
     this.#lookup ??= this.#ctx.resolveHost(this.host);
     const lookup = await this.#lookup;
     if (lookup.kind === 'none') return { reason: `${this.host} has no A or AAAA record`, opening: null };
@@ -403,12 +459,15 @@ export class HostChannel {
     const failed: Unusable = { reason: `${this.host} has no address`, opening: null };
     for (const ip of lookup.addresses) {
       try {
-        const session = await this.#connect(ip);
+        const session = await this.#connect(ip, signal, sockets);
         smtpConnections.inc({ outcome: 'opened', mx_provider: this.provider });
         return session;
       } catch (error) {
-        if (!(error instanceof SmtpConnectionError)) throw error;
+        // Not the host's fault: its addresses wait in the queue for the next session.
+        if (!(error instanceof SmtpConnectionError) || error instanceof SmtpLeaseLostError) throw error;
         smtpConnections.inc({ outcome: 'failed', mx_provider: this.provider });
+        if (error instanceof SmtpSessionRefusedError && this.#blamesEgress(error.reply))
+          return { reason: error.message, opening: error.opening, blocked: error.reply };
         if (error instanceof SmtpSessionRefusedError && error.reply.code === 421) this.pacing.throttled();
         failed.reason = error.message;
         failed.opening = error.opening;
@@ -417,7 +476,7 @@ export class HostChannel {
     return failed;
   }
 
-  async #connect(ip: string): Promise<SmtpSession> {
+  async #connect(ip: string, signal: AbortSignal, sockets: OpenSockets): Promise<SmtpSession> {
     const startTls = !this.#withoutTls;
     const options = {
       host: this.host,
@@ -427,7 +486,8 @@ export class HostChannel {
       timeoutMs: this.#ctx.timeoutMs,
       startTls,
       tls: this.#tls,
-      signal: this.#opening.signal,
+      signal,
+      sockets,
       proxy: this.#ctx.proxy,
       ...(this.#ctx.localAddress ? { localAddress: this.#ctx.localAddress } : {}),
     };

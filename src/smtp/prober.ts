@@ -23,6 +23,8 @@ import {
 } from '../domain/mx-provider.ts';
 import { type SocksProxy, socksProxyOf, socksUrlListSchema } from '../domain/socks-proxy.ts';
 import { EgressEnvironments } from './environment.ts';
+import { EgressQuarantine, quarantineKey } from './egress-quarantine.ts';
+import { EGRESS_HEALTH_CODES, EgressHealth, type DnsblAnswer, publicIpOf } from './egress-health.ts';
 import type { SharedBudget } from './shared-budget.ts';
 import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 
@@ -56,6 +58,10 @@ const optionsSchema = z.object({
   sourceAddresses: z.array(z.string().refine((ip) => isIP(ip) !== 0, 'expected an IP address')).default([]),
   budget: z.custom<SharedBudget>().optional(),
   canaryDomains: z.array(z.string().min(1)).default([]),
+  egressQuarantineMs: z.number().int().positive().default(3_600_000),
+  egressPublicIps: z.record(z.string(), z.string().refine((ip) => isIP(ip) === 4, 'expected an IPv4 address')).default({}),
+  dnsblZones: z.array(z.string().min(1)).default([]),
+  egressCheckIntervalMs: z.number().int().positive().default(6 * 3_600_000),
 });
 type ParsedOptions = z.infer<typeof optionsSchema>;
 
@@ -107,7 +113,8 @@ const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0,
 /** What a finding proves: its reply's codes and the attempts behind it (a failure was one attempt at least). */
 function evidenceOf(finding: AddressFinding): Evidence {
   const transcript = finding.transcript ?? [];
-  if (finding.kind === 'failure') return { smtpCode: null, enhancedCode: null, attempts: 1, transcript };
+  if (finding.kind === 'failure')
+    return { smtpCode: finding.reply?.code ?? null, enhancedCode: finding.reply?.enhanced ?? null, attempts: 1, transcript };
   return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts, transcript };
 }
 
@@ -178,6 +185,19 @@ export interface Egress {
   localAddress?: string;
 }
 
+/** One egress as `/readyz` shows it (CONTRACT §13). */
+export interface EgressReport {
+  id: string;
+  publicIp: string | null;
+  state: 'ok' | 'degraded' | 'listed' | 'blocked';
+  ptr: string | null;
+  fcrdns: boolean | null;
+  heloAligned: boolean | null;
+  dnsbl: DnsblAnswer[];
+  quarantines: { provider: string; until: string }[];
+  checkedAt: string | null;
+}
+
 /** Channels kept for their pacing memory; past this many, idle ones are forgotten. */
 const MAX_IDLE_CHANNELS = 10_000;
 
@@ -230,6 +250,10 @@ export class SmtpProber {
   readonly #dns: MxResolver;
   readonly #mailboxHosts: MailboxHosts;
   readonly #environment: EgressEnvironments;
+  readonly #quarantine: EgressQuarantine;
+  readonly #health: EgressHealth;
+  /** Settles once the first self-check is done: no session leaves before its egress was looked at. */
+  readonly #healthChecked: Promise<void>;
 
   constructor(options: SmtpProberOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -267,6 +291,18 @@ export class SmtpProber {
       ...egress,
       carries: (host: string) => this.egressesOf(host).some((e) => e.name === egress.name),
     }));
+    this.#quarantine = new EgressQuarantine(parsed.data.egressQuarantineMs);
+    this.#health = new EgressHealth(
+      [...all.values()].map((egress) => ({ id: egress.name, publicIp: publicIpOf(egress, parsed.data.egressPublicIps) })),
+      {
+        zones: parsed.data.dnsblZones,
+        helo: parsed.data.helo,
+        intervalMs: parsed.data.egressCheckIntervalMs,
+        timeoutMs: parsed.data.timeoutMs,
+        ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
+      },
+    );
+    this.#healthChecked = this.#health.start().catch(() => undefined);
     this.#environment = new EgressEnvironments(this.#dns, carriers, {
       canaryDomains: parsed.data.canaryDomains,
       port: parsed.data.port,
@@ -276,6 +312,26 @@ export class SmtpProber {
   /** The resolver and outbound-SMTP checks this instance's verdicts depend on (CONTRACT §10). */
   get environment(): EgressEnvironments {
     return this.#environment;
+  }
+
+  /** Egresses a provider refused, and until when (CONTRACT §13). */
+  get quarantine(): EgressQuarantine {
+    return this.#quarantine;
+  }
+
+  /** Each egress's blocklist and identity checks (CONTRACT §13). */
+  get health(): EgressHealth {
+    return this.#health;
+  }
+
+  /** Every egress as `/readyz` shows it (CONTRACT §13). */
+  egressReport(): EgressReport[] {
+    return this.#health.checks.map((check) => {
+      const quarantines = this.#quarantine.of(check.id).map(({ provider, until }) => ({ provider, until: until.toISOString() }));
+      const state = check.listed ? 'listed' : quarantines.length > 0 ? 'blocked' : this.#health.degraded(check.id) ? 'degraded' : 'ok';
+      const { id, publicIp, ptr, fcrdns, heloAligned, dnsbl, checkedAt } = check;
+      return { id, publicIp, state, ptr, fcrdns, heloAligned, dnsbl, quarantines, checkedAt: checkedAt?.toISOString() ?? null };
+    });
   }
 
   /** Connections currently open (or being opened) by this instance. */
@@ -319,7 +375,11 @@ export class SmtpProber {
   #channel(name: string): HostChannel {
     const host = name.toLowerCase();
     const egresses = this.egressesOf(host);
-    const usable = egresses.filter((egress) => this.#environment.usable(egress.name));
+    const refusedBy = quarantineKey(providerOfHost(host), host);
+    const usable = egresses.filter(
+      (egress) =>
+        this.#environment.usable(egress.name) && !this.#health.listed(egress.name) && !this.#quarantine.holding(egress.name, refusedBy),
+    );
     let best: HostChannel | undefined;
     for (const egress of usable.length > 0 ? usable : egresses) {
       const channel = this.#egressChannel(host, egress);
@@ -351,6 +411,7 @@ export class SmtpProber {
         ...(egress.localAddress ? { localAddress: egress.localAddress } : {}),
         egress: egress.name,
         budget: o.budget ?? null,
+        quarantine: this.#quarantine,
       });
       this.#channels.set(key, channel);
     }
@@ -408,7 +469,7 @@ export class SmtpProber {
     });
     if (indicesByAddress.size === 0) return done(null, null);
 
-    const [lookup, environment] = await Promise.all([this.#dns.lookupMx(asciiDomain), this.#environment.current()]);
+    const [lookup, environment] = await Promise.all([this.#dns.lookupMx(asciiDomain), this.#environment.current(), this.#healthChecked]);
     signal?.throwIfAborted();
     const settleAll = (result: EmailResult, reason: string) => {
       for (const indices of indicesByAddress.values())
@@ -420,6 +481,11 @@ export class SmtpProber {
     }
     if (lookup.kind === 'mx' && environment.smtp === 'blocked') {
       settleAll('Unknown', REASONS.egressBlocked(this.#options.port));
+      return done(null, null);
+    }
+    const listed = lookup.kind === 'mx' ? this.#everyEgressListed(lookup.hosts[0]?.host ?? '') : null;
+    if (listed) {
+      settleAll('Unknown', listed);
       return done(null, null);
     }
     if (lookup.kind !== 'mx') {
@@ -508,6 +574,13 @@ export class SmtpProber {
     if (verdict.result !== 'Invalid' || untrusted) return { domain: asciiDomain, mxHost: null, failed, passed };
     failed.push(...candidates.map((entry) => outcome(entry, 'Invalid', 'precheck', verdict.reason, null)));
     return { domain: asciiDomain, mxHost: null, failed, passed: [] };
+  }
+
+  /** The reason when every egress to `host` is on a blocklist (CONTRACT §13), else null. */
+  #everyEgressListed(host: string): string | null {
+    const egresses = this.egressesOf(host.toLowerCase());
+    if (egresses.length === 0 || !egresses.every((egress) => this.#health.listed(egress.name))) return null;
+    return `${EGRESS_HEALTH_CODES.listed}: every egress is on a blocklist (${egresses.map((egress) => egress.name).join(', ')})`;
   }
 
   #entries(domain: string, emails: readonly string[]): Entry[] {

@@ -9,6 +9,7 @@ import {
   type TranscriptLine,
 } from '../domain/smtp-transcript.ts';
 import { SmtpConnection, type TlsResumption } from './connection.ts';
+import type { OpenSockets } from './open-sockets.ts';
 import { SmtpConnectionError, SmtpSessionRefusedError } from './errors.ts';
 
 export interface SessionOptions {
@@ -27,6 +28,8 @@ export interface SessionOptions {
   proxy?: SocksProxy | null;
   /** Local address a direct connection binds to. */
   localAddress?: string;
+  /** Registers the connection's socket (see OpenSockets). */
+  sockets?: OpenSockets;
 }
 
 const isPositive = (reply: SmtpReply): boolean => reply.code >= 200 && reply.code < 300;
@@ -193,11 +196,12 @@ export class SmtpSession {
     return this.#connection.command('RSET');
   }
 
-  /** Polite goodbye: QUIT and wait (bounded) for the 221, then close whatever happened. */
+  /** Polite goodbye: QUIT and wait (bounded) for the 221 and the server's close, then close whatever happened. */
   async quit(): Promise<void> {
     if (!this.#connection.isOpen) return;
     try {
       await this.#connection.command('QUIT');
+      await this.#connection.closeAfterPeer();
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) throw error;
     } finally {

@@ -15,6 +15,7 @@ import {
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import { log } from '../log.ts';
 import { smtpLeaseWaits, smtpLeaseWaitSeconds } from '../metrics.ts';
+import { SmtpLeaseLostError } from './errors.ts';
 
 export type { BudgetKey, SharedPatience } from '../db/repos/smtp-budget.ts';
 
@@ -31,6 +32,18 @@ export interface SessionLease {
   patience: SharedPatience;
   /** Settles once the slot is free for every process (or the release failed: then the lease expires). */
   release: () => Promise<void>;
+  /**
+   * Aborts when the lease may be gone (not renewed in time, or cleared as expired by another process): another
+   * session may hold the slot now, so this one must end.
+   */
+  lost: AbortSignal;
+}
+
+interface HeldLease {
+  lost: AbortController;
+  host: string;
+  /** When the lease runs out, as far as this process knows (the start of its last successful renewal + TTL). */
+  expiresBy: number;
 }
 
 /**
@@ -42,7 +55,7 @@ export class SharedBudget {
   readonly #pool: Pool;
   readonly #holder: string;
   readonly #ttlMs: number;
-  readonly #held = new Set<string>();
+  readonly #held = new Map<string, HeldLease>();
   #renewer: NodeJS.Timeout | null = null;
 
   constructor(pool: Pool, options: { holder?: string; ttlMs?: number } = {}) {
@@ -73,6 +86,7 @@ export class SharedBudget {
       for (;;) {
         if (signal.aborted) return null;
         const id = randomUUID();
+        const asked = Date.now();
         let delay: number;
         try {
           const answer = await acquireLease(this.#pool, key, limits, { id, holder: this.#holder, ttlMs: this.#ttlMs });
@@ -81,7 +95,7 @@ export class SharedBudget {
               void releaseLease(this.#pool, id).catch(() => undefined);
               return null;
             }
-            return this.#take(id, answer.allowed, answer.patience);
+            return this.#take(id, key.host, answer.allowed, answer.patience, asked);
           }
           delay = answer.waitMs > 0 ? answer.waitMs : FULL_POLL_MS * (0.5 + Math.random());
         } catch (error) {
@@ -97,12 +111,14 @@ export class SharedBudget {
     }
   }
 
-  #take(id: string, allowed: number, patience: SharedPatience): SessionLease {
-    this.#held.add(id);
+  #take(id: string, host: string, allowed: number, patience: SharedPatience, askedAt: number): SessionLease {
+    const held: HeldLease = { lost: new AbortController(), host, expiresBy: askedAt + this.#ttlMs };
+    this.#held.set(id, held);
     this.#renewer ??= setInterval(() => this.#renew(), Math.floor(this.#ttlMs / 3)).unref();
     return {
       allowed,
       patience,
+      lost: held.lost.signal,
       release: async () => {
         if (!this.#held.delete(id)) return;
         if (this.#held.size === 0 && this.#renewer) {
@@ -116,9 +132,31 @@ export class SharedBudget {
   }
 
   #renew(): void {
-    renewLeases(this.#pool, [...this.#held], this.#ttlMs).catch((error: unknown) =>
-      log.warn('SMTP lease renewal failed; retried at the next tick', { error: String(error) }),
+    const asked = Date.now();
+    const ids = [...this.#held.keys()];
+    renewLeases(this.#pool, ids, this.#ttlMs).then(
+      (renewed) => {
+        for (const id of ids) {
+          const held = this.#held.get(id);
+          if (!held) continue;
+          if (renewed.has(id)) held.expiresBy = asked + this.#ttlMs;
+          else this.#lose(held, 'was cleared as expired');
+        }
+      },
+      (error: unknown) => {
+        log.warn('SMTP lease renewal failed; retried at the next tick', { error: String(error) });
+        // A lease that may run out before the next tick could renew it is given up now, not overstayed.
+        const deadline = Date.now() + Math.floor(this.#ttlMs / 3) + 1_000;
+        for (const held of this.#held.values()) if (held.expiresBy < deadline) this.#lose(held, 'could not be renewed in time');
+      },
     );
+  }
+
+  /** The session ends (its connection is closed, its addresses queued again); its slot stays counted until then. */
+  #lose(held: HeldLease, why: string): void {
+    if (held.lost.signal.aborted) return;
+    log.warn('SMTP lease lost; its session ends', { host: held.host, why });
+    held.lost.abort(new SmtpLeaseLostError(held.host, `the session's lease on ${held.host} ${why}`));
   }
 
   /** The host showed a throttling sign: every process's sessions there halve and pause. */

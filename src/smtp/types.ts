@@ -89,4 +89,10 @@ export interface SmtpProberOptions {
   maxReconnects?: number;
   /** Well-known domains the resolver and outbound SMTP are checked against (`SMTP_CANARY_DOMAINS`); none: no checks. */
   canaryDomains?: string[];
+  /** How long an egress a provider refused stays away from it (CONTRACT §13); default 1 h. */
+  egressQuarantineMs?: number;
+  /** CONTRACT §13 self-checks: egress (source address, proxy `host:port`, `direct`) → public IP; DNSBL zones; interval. */
+  egressPublicIps?: Record<string, string>;
+  dnsblZones?: string[];
+  egressCheckIntervalMs?: number;
 }

@@ -148,7 +148,7 @@ export async function probeSlice(deps: VerificationEngineDeps, input: SliceInput
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     await writer.flush();
     if (failure) throw failure.reason;
-    const warnings = environmentWarnings(prober.environment.last);
+    const warnings = [...environmentWarnings(prober.environment.last), ...prober.health.warnings()];
     if (warnings.length > 0) await addJobWarnings(em, input.jobId, warnings);
     return { domains: domains.length, written: writer.written };
   } finally {

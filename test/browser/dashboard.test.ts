@@ -420,6 +420,12 @@ describe('the dashboard, one user from sign-up on', () => {
       await hookForm.getByRole('button', { name: 'Add endpoint' }).click();
       expect(await page.getByTestId('new-webhook').locator('code').textContent()).toMatch(/^whsec_/);
       await page.getByTestId('endpoints').getByText(receiver!.url('/hooks')).waitFor();
+      // Egress health (CONTRACT §13): the harness's app has no worker of its own to report, and says so; Refresh by keyboard.
+      const egress = page.getByTestId('egress');
+      await egress.getByText(/No worker runs in the process that answered/).waitFor();
+      await egress.getByRole('button', { name: 'Refresh' }).focus();
+      await page.keyboard.press('Enter');
+      await egress.getByText(/No worker runs in the process that answered/).waitFor();
       const { phoneOverflow } = await captureScreen(page, 'settings');
       expect(phoneOverflow).toBe(0);
     },

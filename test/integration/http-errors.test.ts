@@ -76,7 +76,7 @@ describe('health and docs', () => {
     const ready = await h.app.request('/readyz');
     expect(ready.status).toBe(200);
     // No worker in this process: the SMTP environment is not known here.
-    expect(await ready.json()).toEqual({ status: 'ok', database: 'ok', temporal: 'ok', smtp: 'unknown', dns: 'unknown', smtpEgressesBlocked: [] });
+    expect(await ready.json()).toEqual({ status: 'ok', database: 'ok', temporal: 'ok', smtp: 'unknown', dns: 'unknown', smtpEgressesBlocked: [], egress: [] });
   });
 
   it('/readyz answers 503 when the database is unreachable', async () => {

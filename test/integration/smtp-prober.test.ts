@@ -31,7 +31,11 @@ const REASONS: Record<StandardDomain, { known: RegExp; unknown: RegExp }> = {
   'plain.test': { known: /^250 /, unknown: /^550 5\.1\.1 / },
   'catchall.test': { known: /^catch-all: a random address was accepted \(250 /, unknown: /^catch-all: / },
   'greylist.test': { known: /^250 /, unknown: /^550 5\.1\.1 / },
-  'blocked.test': { known: /^550 5\.7\.1 .*blocked using zen\.spamhaus\.org/, unknown: /^550 5\.7\.1 / },
+  // A blocklist in the reply is about our egress (CONTRACT §13), and this world has no other egress.
+  'blocked.test': {
+    known: /^egress_blocked: mx\.blocked\.test refused egress direct \(550 5\.7\.1 .*blocked using zen\.spamhaus\.org/,
+    unknown: /^egress_blocked: /,
+  },
   'silent.test': {
     known: /^timeout waiting for greeting from mx\.silent\.test:\d+$/,
     unknown: /^timeout waiting for greeting/,

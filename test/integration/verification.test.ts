@@ -218,7 +218,8 @@ describe('smtp_only', () => {
       mxHost: 'mx1.good.test',
       reason: expect.stringMatching(/^250 /),
     });
-    expect(rows.find((r) => r.email === unknownAddress('blocked.test', 0))?.reason).toMatch(/^550 5\.7\.1 /);
+    // A blocklist named in the reply is about our egress, not the mailbox (CONTRACT §13); the worker has no other.
+    expect(rows.find((r) => r.email === unknownAddress('blocked.test', 0))?.reason).toMatch(/^egress_blocked: mx\.blocked\.test refused egress direct \(550 5\.7\.1 /);
 
     const count = (result: string) => rows.filter((r) => r.result === result).length;
     expectCountsAgree(job);

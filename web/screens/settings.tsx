@@ -5,6 +5,7 @@ import { ALL_SCOPES } from '../../src/domain/scopes.ts';
 import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
 import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { ApiKey, Delivery, Endpoint, ProviderSetting } from '../types.ts';
+import { EgressPanel } from './egress-panel.tsx';
 import { ConfirmButton, Empty, ErrorNote, Loading, Notice, useAction, useLoad, when, words } from '../ui.tsx';
 
 export function SettingsScreen() {
@@ -14,6 +15,7 @@ export function SettingsScreen() {
       <Providers />
       <ApiKeys />
       <Webhooks />
+      <EgressPanel />
     </section>
   );
 }

@@ -47,7 +47,7 @@ select (select count(*) from taken)::int as taken`;
 export const SMTP_BUDGET_SQL = {
   lockBudget: LOCK_BUDGET,
   takeSlot: TAKE_SLOT,
-  renew: `update smtp_lease set expires_at = clock_timestamp() + $2 * interval '1 millisecond' where id = any($1::uuid[])`,
+  renew: `update smtp_lease set expires_at = clock_timestamp() + $2 * interval '1 millisecond' where id = any($1::uuid[]) returning id`,
   release: 'delete from smtp_lease where id = $1',
   throttle: `update smtp_host_budget set allowed = greatest(1, allowed / 2),
     paused_until = greatest(paused_until, clock_timestamp() + $3 * interval '1 millisecond'), updated_at = clock_timestamp()
@@ -101,14 +101,18 @@ export async function acquireLease(
   }
 }
 
-/** Pushes the expiry of a process's live leases on; a lease that already expired is gone and stays gone. */
-export async function renewLeases(pool: Pool, ids: readonly string[], ttlMs: number): Promise<void> {
-  if (ids.length === 0) return;
-  await pool.query({
+/**
+ * Pushes the expiry of a process's live leases on; a lease that already expired (and was cleared by another
+ * process) is gone and stays gone. Answers the ids still held.
+ */
+export async function renewLeases(pool: Pool, ids: readonly string[], ttlMs: number): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await pool.query<{ id: string }>({
     name: 'smtp_lease_renew',
     text: SMTP_BUDGET_SQL.renew,
     values: [ids, ttlMs],
   });
+  return new Set(rows.map((row) => row.id));
 }
 
 export async function releaseLease(pool: Pool, id: string): Promise<void> {

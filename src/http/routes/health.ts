@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter, publicRoute } from '../router.ts';
-
+import { Egress } from '../schemas/egress.ts';
 const Status = z.object({ status: z.literal('ok') });
 const Ready = z.object({
   status: z.enum(['ok', 'unavailable']),
@@ -9,6 +9,7 @@ const Ready = z.object({
   smtp: z.enum(['ok', 'blocked', 'unknown']).openapi({ description: "Outbound SMTP as this process's worker last saw it; `unknown` without a worker here" }),
   dns: z.enum(['ok', 'unreliable', 'unknown']).openapi({ description: "The resolver as this process's worker last saw it (canary domains); never fails readiness" }),
   smtpEgressesBlocked: z.array(z.string()).openapi({ description: 'Egresses (CONTRACT §11) whose outbound SMTP check failed and are out of use; empty when none or without a worker here' }),
+  egress: z.array(Egress).openapi({ description: "Each egress's blocklist, identity and quarantines (CONTRACT §13) as this process's worker sees them; empty without a worker here. Never fails readiness" }),
   sandbox: z.array(z.string()).optional().openapi({ description: 'What the development sandbox stands in for (npm run dev without keys); absent otherwise' }),
 });
 
@@ -45,6 +46,7 @@ export const healthRoutes = createRouter()
         dns: 'unknown' as const,
         blockedEgresses: [],
       };
+      const egress = c.var.deps.smtpEgress?.egressReport() ?? [];
       const signal = AbortSignal.timeout(READY_DEADLINE_MS);
       const [db, tmp] = await Promise.allSettled([
         withinDeadline(signal, orm.em.getConnection().execute('select 1')),
@@ -55,8 +57,8 @@ export const healthRoutes = createRouter()
       ]);
       const database = db.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
       const temporalState = tmp.status === 'fulfilled' ? ('ok' as const) : ('down' as const);
-      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, smtp, dns, smtpEgressesBlocked, ...sandbox }, 200);
-      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, smtp, dns, smtpEgressesBlocked, ...sandbox }, 503);
+      if (database === 'ok' && temporalState === 'ok') return c.json({ status: 'ok' as const, database, temporal: temporalState, smtp, dns, smtpEgressesBlocked, egress, ...sandbox }, 200);
+      return c.json({ status: 'unavailable' as const, database, temporal: temporalState, smtp, dns, smtpEgressesBlocked, egress, ...sandbox }, 503);
     },
   );
 

@@ -4,8 +4,24 @@ import { createRouter, sessionRoute } from '../router.ts';
 import { ProviderSettingsSchema, ProviderSettingsUpdateSchema, toProviderSettingsDto } from '../schemas/settings.ts';
 import { json } from '../schemas/common.ts';
 import { requestEm } from '../middleware/request-context.ts';
+import { z } from '@hono/zod-openapi';
+import { Egress } from '../schemas/egress.ts';
+
+const EgressSettings = z.object({
+  egress: z.array(Egress).openapi({ description: 'Empty when no worker runs in the process that answers (ROLE=api)' }),
+});
 
 export const settingsRoutes = createRouter()
+  .openapi(
+    sessionRoute({
+      method: 'get',
+      path: '/egress',
+      tags: ['settings'],
+      summary: "The SMTP egresses' health: blocklists, identity, quarantines (CONTRACT §13)",
+      responses: { 200: { description: 'Each egress as this process’s worker last checked it', ...json(EgressSettings) } },
+    }),
+    (c) => c.json({ egress: c.var.deps.smtpEgress?.egressReport() ?? [] }, 200),
+  )
   .openapi(
     sessionRoute({
       method: 'get',

@@ -11,6 +11,8 @@ export interface ZoneEntry {
   txt?: readonly string[];
   /** An alias: any question about the name answers this CNAME (and the target's records of the type asked, when the zone has them). */
   cname?: string;
+  /** PTR names of a reverse name (`4.3.2.1.in-addr.arpa`). */
+  ptr?: readonly string[];
   servfail?: boolean;
 }
 
@@ -70,6 +72,8 @@ export async function startDnsServer(zone: ReadonlyMap<string, ZoneEntry>, optio
               answerAs({ type: Packet.TYPE.MX, exchange, priority });
           } else if (question.type === Packet.TYPE.TXT) {
             for (const text of found.txt ?? []) answerAs({ type: Packet.TYPE.TXT, data: characterStrings(text) });
+          } else if (question.type === Packet.TYPE.PTR) {
+            for (const domain of found.ptr ?? []) answerAs({ type: Packet.TYPE.PTR, domain });
           }
         };
         if (entry.cname !== undefined) {

@@ -35,6 +35,16 @@ function smtpError(code: number, text: string): Error {
   return Object.assign(new Error(text), { responseCode: code });
 }
 
+/** A reply of `HostBehaviour.refuseFrom` for this client at this stage, if it gets one. */
+function refusal(behaviour: HostBehaviour, stage: 'connect' | 'MAIL' | 'RCPT', client: string): Error | null {
+  const refuse = behaviour.refuseFrom;
+  if (!refuse || refuse.stage !== stage || !refuse.sources.includes(client)) return null;
+  const [first = '554 refused'] = refuse.reply;
+  // smtp-server sends one line: the enhanced code once, at the start, then every line's text.
+  const text = refuse.reply.map((line, i) => (i === 0 ? line.slice(4) : line.slice(4).replace(/^\d\.\d{1,3}\.\d{1,3} /, ''))).join(' ');
+  return smtpError(Number(first.slice(0, 3)), text);
+}
+
 /** smtp-server hands over IDN domains decoded to Unicode; the world keeps every address in ASCII. */
 function asciiAddress(address: string): string {
   const at = address.lastIndexOf('@');
@@ -58,17 +68,16 @@ function emptyStats(): HostStats {
 /**
  * Bookkeeping shared by both kinds of host: every accepted socket becomes a session record; the
  * client's command lines are read off the wire (plain text, then the TLS socket after STARTTLS),
- * so DATA is noticed even if the server would refuse it. A session counts as open until QUIT or
- * the connection closes, whichever comes first: a client that waits for the 221 before opening
- * its next connection is then never seen with one session too many.
+ * so DATA is noticed even if the server would refuse it. A session counts as open (host and world
+ * gauges) until QUIT or the connection closes, whichever comes first; per client address, as a
+ * provider limits a sending IP, a connection counts until the client closes it (CONTRACT §11).
  */
 class SessionBook {
   readonly stats = emptyStats();
   readonly #hostGauge = new SessionGauge();
   readonly #worldGauge: SessionGauge;
-  readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket; finish: () => void }>();
+  readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket; finish: () => void; disconnected: () => void }>();
   readonly #bySource = new Map<string, SessionGauge>();
-  readonly #sourceOf = new WeakMap<SessionRecord, string>();
   readonly sockets = new Set<Socket>();
 
   constructor(worldGauge: SessionGauge) {
@@ -78,25 +87,33 @@ class SessionBook {
   accept(socket: Socket): SessionRecord {
     const remote = `${socket.remoteAddress}:${socket.remotePort}`;
     const record: SessionRecord = { remote, commands: [], rcpts: [], tls: false, ended: false };
+    const source = socket.remoteAddress ?? '';
+    const gauge = this.#bySource.get(source) ?? new SessionGauge();
+    this.#bySource.set(source, gauge);
+    // A provider counts a sending address's connection until it is closed (the client's FIN or a reset), QUIT or not.
+    let connected = true;
+    const disconnected = (): void => {
+      if (!connected) return;
+      connected = false;
+      gauge.close();
+    };
     const finish = (): void => {
       this.sockets.delete(socket);
       this.#byRemote.delete(remote);
       this.end(record);
+      disconnected();
     };
     this.sockets.add(socket);
-    this.#byRemote.set(remote, { record, socket, finish });
+    this.#byRemote.set(remote, { record, socket, finish, disconnected });
     this.stats.sessions += 1;
     this.stats.log.push(record);
     this.#hostGauge.open();
     this.#worldGauge.open();
-    const source = socket.remoteAddress ?? '';
-    this.#sourceOf.set(record, source);
-    const gauge = this.#bySource.get(source) ?? new SessionGauge();
-    this.#bySource.set(source, gauge);
     gauge.open();
-    this.stats.maxConcurrentBySource[source] = gauge.max;
+    this.stats.maxConcurrentBySource[source] = Math.max(this.stats.maxConcurrentBySource[source] ?? 0, gauge.active);
     this.#sync();
     socket.on('error', () => undefined);
+    socket.once('end', disconnected);
     socket.once('close', finish);
     this.sniff(socket, record);
     return record;
@@ -113,6 +130,7 @@ class SessionBook {
     entry.record.tlsResumed = (tlsSocket as TLSSocket).isSessionReused();
     this.stats.tlsSessions += 1;
     tlsSocket.on('error', () => undefined);
+    tlsSocket.once('end', entry.disconnected);
     tlsSocket.once('close', entry.finish);
     this.sniff(tlsSocket, entry.record);
   }
@@ -129,7 +147,6 @@ class SessionBook {
   end(record: SessionRecord): void {
     if (record.ended) return;
     record.ended = true;
-    this.#bySource.get(this.#sourceOf.get(record) ?? '')?.close();
     this.#hostGauge.close();
     this.#worldGauge.close();
     this.#sync();
@@ -297,7 +314,10 @@ async function startSmtpHost(
     onConnect(session, callback) {
       if (behaviour.dropFrom?.includes(session.remoteAddress)) return;
       later(() =>
-        callback(behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null),
+        callback(
+          refusal(behaviour, 'connect', session.remoteAddress) ??
+            (behaviour.refuseGreeting ? smtpError(421, '4.3.2 Too busy, try another MX') : null),
+        ),
       );
     },
     onSecure(socket, session, callback) {
@@ -310,7 +330,7 @@ async function startSmtpHost(
       const count = countersOf(book.recordOf(session));
       count.commands += 1;
       if (hungUp(session, count.commands)) return;
-      later(() => callback(closing(count.commands)));
+      later(() => callback(refusal(behaviour, 'MAIL', session.remoteAddress) ?? closing(count.commands)));
     },
     onRcptTo(address, session, callback) {
       const record = book.recordOf(session);
@@ -322,7 +342,7 @@ async function startSmtpHost(
       record?.rcpts.push(rcpt);
       if (hungUp(session, count.commands)) return;
       later(() => {
-        const closed = closing(count.commands);
+        const closed = refusal(behaviour, 'RCPT', session.remoteAddress) ?? closing(count.commands);
         if (closed) return callback(closed);
         if (behaviour.maxRcptPerSession !== undefined && count.rcpts > behaviour.maxRcptPerSession) {
           return callback(smtpError(452, '4.5.3 Too many recipients in this session'));

@@ -1,3 +1,5 @@
+import type { ZoneEntry } from './dns-server.ts';
+
 /** How one mail host behaves. Unset fields mean an ordinary, well-behaved server. */
 export interface HostBehaviour {
   /** Existing addresses (compared case-insensitively): RCPT → 250, any other → 550 5.1.1. */
@@ -15,6 +17,11 @@ export interface HostBehaviour {
   deferAlways?: boolean;
   /** Every RCPT → 550 5.7.1 "... blocked using zen.spamhaus.org". */
   policyBlock?: boolean;
+  /**
+   * Clients from these addresses get `reply` (wire lines, e.g. "554 5.7.1 Blocked - see …") at `stage` instead
+   * of the normal answer: a provider that refuses one of our egresses (CONTRACT §13).
+   */
+  refuseFrom?: { sources: readonly string[]; stage: 'connect' | 'MAIL' | 'RCPT'; reply: readonly string[] };
   /** Accept the TCP connection and never send a greeting (a raw TCP server). */
   silent?: boolean;
   /**
@@ -86,15 +93,15 @@ export interface DomainSpec {
  * Records at a name beyond what its domain's spec gives it: a domain's TXT (SPF), an alias (`autodiscover.<domain>`
  * CNAME), an A record of a name with no mail host (a Microsoft EOP host name).
  */
-export interface DnsRecords {
-  a?: readonly string[];
-  txt?: readonly string[];
-  cname?: string;
-}
+/** The records a description may add for a name: any the test DNS server answers. */
+export type DnsRecords = ZoneEntry;
 
 export interface MailWorldDescription {
   domains: Readonly<Record<string, DomainSpec>>;
-  /** More DNS records, by name (merged with what `domains` gives the same name). */
+  /**
+   * More DNS records by name, added to what `domains` gives the same name: a gateway domain's SPF and autodiscover
+   * (CONTRACT §12), a blocklist zone's answers, PTR and A records of our egresses (CONTRACT §13).
+   */
   records?: Readonly<Record<string, DnsRecords>>;
   /** When set, names outside this domain get SERVFAIL rather than NXDOMAIN (the sandbox does not know them). */
   authoritativeFor?: string;
@@ -119,7 +126,8 @@ export interface HostStats {
   activeSessions: number;
   maxConcurrentSessions: number;
   /**
-   * Most sessions open at once from each client address (what a provider limits per sending IP): the
+   * Most connections open at once from each client address (what a provider limits per sending IP), each
+   * counted from accept until the client closes it (its FIN or a reset), after QUIT or without: the
    * fleet's own count, so a test of the shared budget does not take the prober's word for it.
    */
   maxConcurrentBySource: Record<string, number>;

@@ -20,6 +20,8 @@ export interface MailWorld {
   resetPeak(): void;
   /** Sums over all hosts. */
   totals(): { sessions: number; rcpts: number; dataCommands: number };
+  /** Replaces a name's records from now on (null: the name is gone, NXDOMAIN), e.g. a blocklist entry that clears. */
+  setRecord(name: string, entry: ZoneEntry | null): void;
   stop(): Promise<void>;
 }
 
@@ -74,14 +76,17 @@ function plan(description: MailWorldDescription): {
       if (spec.a.behaviour) addHost(hosts, domain, { ip: spec.a.ip, behaviour: spec.a.behaviour });
     }
   }
+  // Extra records (gateway signals, blocklist answers, PTRs) add to what the domains gave the same name.
   for (const [rawName, records] of Object.entries(description.records ?? {})) {
     const name = rawName.toLowerCase();
-    for (const ip of records.a ?? []) addA(name, ip);
+    const { a, txt, cname, ...rest } = records;
+    for (const ip of a ?? []) addA(name, ip);
     const entry = zone.get(name) ?? {};
     zone.set(name, {
       ...entry,
-      ...(records.txt ? { txt: [...(entry.txt ?? []), ...records.txt] } : {}),
-      ...(records.cname ? { cname: records.cname.toLowerCase() } : {}),
+      ...rest,
+      ...(txt ? { txt: [...(entry.txt ?? []), ...txt] } : {}),
+      ...(cname ? { cname: cname.toLowerCase() } : {}),
     });
   }
   return { zone, hosts };
@@ -134,6 +139,10 @@ export async function startMailWorld(description: MailWorldDescription): Promise
     dnsQueries: dnsServer.queries,
     maxConcurrentSessions: () => gauge.max,
     resetPeak: () => gauge.resetPeak(),
+    setRecord: (name, entry) => {
+      if (entry) zone.set(name.toLowerCase(), entry);
+      else zone.delete(name.toLowerCase());
+    },
     totals: () => ({
       sessions: running.reduce((sum, host) => sum + host.stats.sessions, 0),
       rcpts: running.reduce((sum, host) => sum + host.stats.rcpts.length, 0),
