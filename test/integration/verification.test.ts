@@ -464,8 +464,8 @@ describe('smtp_api_fallback', () => {
       fillAllGapsCost: ((unknown + catchAll) * 500) / 1_000_000,
       currentCoveragePercentage: job.coveragePercentage,
       projectedCoveragePercentage: 100,
-      // Nothing scored the Catch-All results yet: they count in no band.
-      catchAllByScore: Array.from({ length: 11 }, (_, score) => ({ score, count: 0 })),
+      // The two Catch-All results (user0@, nobody0@ catchall.test: no names, nothing known) at the starting score.
+      catchAllByScore: Array.from({ length: 11 }, (_, score) => ({ score, count: score === 5 ? 2 : 0 })),
     });
     // 8 of 32 unknown (blocked, silent, refused, servfail), 2 catch-all: exact decimals, 22 of 32 covered.
     expect([estimate.fillUnknownsCost, estimate.fillCatchAllCost, estimate.fillAllGapsCost]).toEqual([
