@@ -100,7 +100,11 @@ describe('a 1,000-address list over every kind of domain', () => {
         fillAllGapsCost: ((job.smtpUnknownCount + job.smtpCatchAllCount) * 500) / 1_000_000,
         currentCoveragePercentage: job.coveragePercentage,
         projectedCoveragePercentage: 100,
+        catchAllByScore: expect.any(Array),
       });
+      // Every Catch-All is scored by the time the job waits: the bands add up to the count.
+      expect(estimate.catchAllByScore.map((b: any) => b.score)).toEqual(Array.from({ length: 11 }, (_, score) => score));
+      expect(estimate.catchAllByScore.reduce((n: number, b: any) => n + b.count, 0)).toBe(job.smtpCatchAllCount);
 
       const decision = await agent.post(`/api/verification/jobs/${job.id}/decision`, {
         decision: 'accept_current',
