@@ -47,6 +47,17 @@ async function api(method: string, route: string, body?: unknown): Promise<any> 
   return text ? JSON.parse(text) : null;
 }
 
+/** A session for the cases that run alone (`-t`), when the walkthrough's signup has not made one. */
+async function signedIn(): Promise<void> {
+  if (cookie) return;
+  const signup = await fetch(`${service.url}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `sandbox-${randomUUID()}@example.test`, password: 'a long password', organizationName: 'Sandbox' }),
+  });
+  cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
+}
+
 describe('the development sandbox', () => {
   it('stands in for every piece whose key or setting is missing, and for none in production', () => {
     expect(sandbox.pieces).toEqual(['search', 'verification', 'enrichment', 'mail', 'directory', 'credits']);
@@ -155,14 +166,7 @@ describe('the development sandbox', () => {
   });
 
   it('shows who hosts the mailboxes of its catch-all domains behind gateways and on newer MX names', async () => {
-    if (!cookie) {
-      const signup = await fetch(`${service.url}/api/auth/signup`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `host-${randomUUID()}@example.test`, password: 'a long password', organizationName: 'Hosts' }),
-      });
-      cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
-    }
+    await signedIn();
     const expected: Record<string, [string, string, string[]]> = {
       'jane.doe@m365-proofpoint.sandbox.test': ['proofpoint', 'microsoft', ['spf', 'autodiscover']],
       'jane.doe@m365-mimecast.sandbox.test': ['mimecast', 'microsoft', ['eop']],
@@ -191,14 +195,7 @@ describe('the development sandbox', () => {
 
 describe("the sandbox's mixed B2B list (examples/catch-all-mix.csv)", () => {
   it('resolves what the Microsoft directories know for free and scores every other Catch-All before the fill is priced', { timeout: 150_000 }, async () => {
-    if (!cookie) {
-      const signup = await fetch(`${service.url}/api/auth/signup`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `mix-${randomUUID()}@example.test`, password: 'a long password', organizationName: 'Mix' }),
-      });
-      cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
-    }
+    await signedIn();
     const list = await api('POST', '/api/lists', { name: 'Mixed B2B' });
     const form = new FormData();
     form.append('file', new Blob([readFileSync(path.join(import.meta.dirname, '../../examples/catch-all-mix.csv'))]), 'catch-all-mix.csv');
