@@ -628,6 +628,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/egress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SMTP egresses' health: blocklists, identity, quarantines (CONTRACT §13) */
+        get: operations["getSettingsEgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/enrichment-providers": {
         parameters: {
             query?: never;
@@ -1287,7 +1304,7 @@ export interface components {
             /** @description Conditions of the verifying worker that kept addresses from a verdict */
             warnings: {
                 /** @enum {string} */
-                code: "resolver_unreliable" | "smtp_egress_blocked" | "provider_throttled";
+                code: "resolver_unreliable" | "smtp_egress_blocked" | "provider_throttled" | "egress_listed" | "egress_identity";
                 message: string;
             }[];
             /**
@@ -1406,6 +1423,25 @@ export interface components {
                 message: string;
                 details?: unknown;
             };
+        };
+        Egress: {
+            id: string;
+            publicIp: string | null;
+            /** @enum {string} */
+            state: "ok" | "degraded" | "listed" | "blocked";
+            ptr: string | null;
+            fcrdns: boolean | null;
+            heloAligned: boolean | null;
+            dnsbl: {
+                zone: string;
+                /** @description The A record (e.g. "127.0.0.2"), null for NXDOMAIN, or "unavailable" */
+                answer: string | null;
+            }[];
+            quarantines: {
+                provider: string;
+                until: string;
+            }[];
+            checkedAt: string | null;
         };
         Me: {
             user: {
@@ -2163,6 +2199,8 @@ export interface operations {
                         dns: "ok" | "unreliable" | "unknown";
                         /** @description Egresses (CONTRACT §11) whose outbound SMTP check failed and are out of use; empty when none or without a worker here */
                         smtpEgressesBlocked: string[];
+                        /** @description Each egress's blocklist, identity and quarantines (CONTRACT §13) as this process's worker sees them; empty without a worker here. Never fails readiness */
+                        egress: components["schemas"]["Egress"][];
                         /** @description What the development sandbox stands in for (npm run dev without keys); absent otherwise */
                         sandbox?: string[];
                     };
@@ -2220,6 +2258,8 @@ export interface operations {
                         dns: "ok" | "unreliable" | "unknown";
                         /** @description Egresses (CONTRACT §11) whose outbound SMTP check failed and are out of use; empty when none or without a worker here */
                         smtpEgressesBlocked: string[];
+                        /** @description Each egress's blocklist, identity and quarantines (CONTRACT §13) as this process's worker sees them; empty without a worker here. Never fails readiness */
+                        egress: components["schemas"]["Egress"][];
                         /** @description What the development sandbox stands in for (npm run dev without keys); absent otherwise */
                         sandbox?: string[];
                     };
@@ -6714,6 +6754,92 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsEgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each egress as this process’s worker last checked it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Empty when no worker runs in the process that answers (ROLE=api) */
+                        egress: components["schemas"]["Egress"][];
+                    };
                 };
             };
             /** @description `unauthorized`: No valid session or API key */
