@@ -51,7 +51,7 @@ export async function directoryPending(em: EntityManager, jobId: string, afterId
 export interface ScoreContext {
   /** By address: the names of a lead of the job's list that holds it, when it has both. */
   names: Map<string, { firstName: string; lastName: string }>;
-  /** Addresses an enrichment provider returned for a person (the list's found work or personal emails, the organization's paid profiles). */
+  /** Addresses an enrichment provider returned for the list's lead that holds them (its found work or personal email). */
   found: Set<string>;
   /** By address: the organization's latest send outcome that says something (delivered, or a hard bounce). */
   prior: Map<string, 'delivered' | 'hard_bounce'>;
@@ -72,12 +72,11 @@ export async function scoreContext(
        order by email_key, id`,
       [job.listId, emails],
     ),
+    // A lead holding the address whose enrichment found it too; the (list_id, email_key) index bounds the read by the page.
     em.execute(
-      `select lower(work_email) as email from lead where list_id = ? and lower(work_email) in (?)
-       union select lower(personal_email) from lead where list_id = ? and lower(personal_email) in (?)
-       union select lower(work_email) from enriched_profile where organization_id = ? and lower(work_email) in (?)
-       union select lower(personal_email) from enriched_profile where organization_id = ? and lower(personal_email) in (?)`,
-      [job.listId, emails, job.listId, emails, job.organizationId, emails, job.organizationId, emails],
+      `select email_key as email from lead
+       where list_id = ? and email_key in (?) and (lower(work_email) = email_key or lower(personal_email) = email_key)`,
+      [job.listId, emails],
     ),
     em.execute(
       `select email, outcome, bounce_type from send_outcome where organization_id = ? and email in (?)
