@@ -8,6 +8,8 @@ import type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, Singl
 import type { EnrichmentServices } from '../src/enrichment/services.ts';
 import { lookupProfile, settleProfile } from '../src/enrichment/single.ts';
 import type { ActivityDeps } from './deps.ts';
+import { finderDeps } from './finder.ts';
+import { FinderProvider } from '../src/finder/provider.ts';
 import { jobActivities } from './job-gone.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { log } from '../src/log.ts';
@@ -23,7 +25,7 @@ function asFailure(error: unknown): unknown {
 export function enrichmentActivities(deps: ActivityDeps) {
   const services: EnrichmentServices = {
     config: deps.config,
-    providers: deps.enrichmentProviders,
+    providers: { finder: new FinderProvider(finderDeps(deps)), ...deps.enrichmentProviders },
     prober: deps.prober,
     secrets: secretBoxFromConfig(deps.config),
   };

@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps.ts';
 import { enrichmentActivities } from './enrichment.ts';
+import { finderActivities } from './finder.ts';
 import { maintenanceActivities } from './maintenance.ts';
 import { scrapeActivities } from './scrape.ts';
 import { verificationActivities } from './verification.ts';
@@ -10,7 +11,7 @@ export type { ActivityDeps } from './deps.ts';
 
 /** One factory per job kind is spread in here; workflows see only the type. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...scrapeActivities(deps), ...verificationActivities(deps), ...enrichmentActivities(deps), ...verifySingleActivities(deps), ...webhookActivities(deps), ...maintenanceActivities(deps) };
+  return { ...scrapeActivities(deps), ...verificationActivities(deps), ...enrichmentActivities(deps), ...finderActivities(deps), ...verifySingleActivities(deps), ...webhookActivities(deps), ...maintenanceActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -560,6 +560,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/enrichment/find-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find a person's work email from their names and company domain
+         * @description Candidates from the names, ordered by the domain's learned templates, asked of its mail host in one SMTP session until the first Valid (at most FINDER_MAX_CANDIDATES); on a domain that accepts every address, the Microsoft directory where that is on, else the best candidate as `Catch-All` with its score. Charges the work-email price only for a `Valid` address. A find that must wait out greylisting answers 202 with its `findId`.
+         */
+        post: operations["postEnrichmentFindEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/enrichment/find-email/{findId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The result of a find answered 202 */
+        get: operations["getEnrichmentFindEmailByFindId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/enrichment/bulk/{jobId}": {
         parameters: {
             query?: never;
@@ -989,6 +1026,48 @@ export interface paths {
          *     Requires an API key with the `enrichment:write` scope.
          */
         post: operations["postExternalEnrich"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/find-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find a person's work email from their names and company domain
+         * @description Candidates from the names, ordered by the domain's learned templates, asked of its mail host in one SMTP session until the first Valid (at most FINDER_MAX_CANDIDATES); on a domain that accepts every address, the Microsoft directory where that is on, else the best candidate as `Catch-All` with its score. Charges the work-email price only for a `Valid` address. A find that must wait out greylisting answers 202 with its `findId`.
+         *
+         *     Requires an API key with the `enrichment:write` scope.
+         */
+        post: operations["postExternalFindEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/find-email/{findId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The result of a find answered 202
+         * @description Requires an API key with the `enrichment:write` scope.
+         */
+        get: operations["getExternalFindEmailByFindId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1842,6 +1921,52 @@ export interface components {
             /** @example https://www.linkedin.com/in/jane-doe */
             networkUrl: string;
         };
+        FindEmailResult: {
+            /** @description null when nothing was found */
+            email: string | null;
+            /** @enum {string|null} */
+            result: "Valid" | "Catch-All" | null;
+            /** @description The score (CONTRACT §12) of a `Catch-All` guess; null otherwise */
+            catchAllScore: number | null;
+            /**
+             * @description The template that made `email`
+             * @enum {string|null}
+             */
+            template: "first.last" | "flast" | "first" | "firstlast" | "first_last" | "last.first" | "f.last" | "firstl" | "last" | "first-last" | "lastf" | "first.l" | "lastfirst" | "last_first" | "fl" | null;
+            /** @description The candidates asked, in order, each with its reply (none for a guess on a catch-all domain) */
+            candidatesTried: components["schemas"]["FindEmailCandidate"][];
+            /** @description The work-email price when `result` is `Valid`, else 0 */
+            creditsUsed: number;
+        };
+        FindEmailCandidate: {
+            email: string;
+            /** @enum {string} */
+            template: "first.last" | "flast" | "first" | "firstlast" | "first_last" | "last.first" | "f.last" | "firstl" | "last" | "first-last" | "lastf" | "first.l" | "lastfirst" | "last_first" | "fl";
+            /**
+             * @description Asked by RCPT in the domain's mail session, or of the Microsoft directory
+             * @enum {string}
+             */
+            via: "rcpt" | "directory";
+            /** @enum {string} */
+            result: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+            /** @description The reply that decided (`250 2.1.5 Ok`, `550 5.1.1 …`, `IfExistsResult 1`), or why none came */
+            reply: string;
+        };
+        FindEmailPending: {
+            /**
+             * Format: uuid
+             * @description Read the result at `GET …/find-email/{findId}`
+             */
+            findId: string;
+        };
+        FindEmailRequest: {
+            /** @example José */
+            firstName: string;
+            /** @example García */
+            lastName: string;
+            /** @example acme.com */
+            domain: string;
+        };
         BulkEnrichmentCreated: {
             /** Format: uuid */
             jobId: string;
@@ -1885,9 +2010,9 @@ export interface components {
         };
         EnrichmentProviderSetting: {
             /** @enum {string} */
-            provider: "pdl" | "hunter" | "lusha";
+            provider: "finder" | "pdl" | "hunter" | "lusha";
             /** @enum {string} */
-            kind: "person_enrichment" | "email_discovery_verification" | "business_email_phone";
+            kind: "finder" | "person_enrichment" | "email_discovery_verification" | "business_email_phone";
             enabled: boolean;
             /** @description Waterfall position: lower goes first */
             priority: number;
@@ -1899,7 +2024,7 @@ export interface components {
         EnrichmentProviderSettingsUpdate: {
             providers: {
                 /** @enum {string} */
-                provider: "pdl" | "hunter" | "lusha";
+                provider: "finder" | "pdl" | "hunter" | "lusha";
                 enabled?: boolean;
                 /** @description Moves the provider to this position of the waterfall (1 = first); the others keep their order */
                 priority?: number;
@@ -6431,6 +6556,266 @@ export interface operations {
             };
         };
     };
+    postEnrichmentFindEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 printable ASCII characters. Within 24 h the same key with the same request replays the first response (`Idempotency-Replayed: true`); with a different request it is a 422 (`idempotency_key_reused`); while the first still runs a 409 (`request_in_progress`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FindEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The find */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailResult"];
+                };
+            };
+            /** @description Not known yet: the find waits out greylisting (durably, in its workflow); read it again later */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailPending"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits`: The credit balance cannot start the operation */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: Uniqueness conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unprocessable`: Well-formed but unusable input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEnrichmentFindEmailByFindId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                findId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The find */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailResult"];
+                };
+            };
+            /** @description Not known yet: the find waits out greylisting (durably, in its workflow); read it again later */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailPending"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Missing, or owned by another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getEnrichmentBulkByJobId: {
         parameters: {
             query?: never;
@@ -9532,6 +9917,266 @@ export interface operations {
             };
             /** @description `unprocessable`: Well-formed but unusable input */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postExternalFindEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 printable ASCII characters. Within 24 h the same key with the same request replays the first response (`Idempotency-Replayed: true`); with a different request it is a 422 (`idempotency_key_reused`); while the first still runs a 409 (`request_in_progress`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FindEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The find */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailResult"];
+                };
+            };
+            /** @description Not known yet: the find waits out greylisting (durably, in its workflow); read it again later */
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailPending"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits`: The credit balance cannot start the operation */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: Uniqueness conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unprocessable`: Well-formed but unusable input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExternalFindEmailByFindId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                findId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The find */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailResult"];
+                };
+            };
+            /** @description Not known yet: the find waits out greylisting (durably, in its workflow); read it again later */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindEmailPending"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Missing, or owned by another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -193,6 +193,8 @@ const schema = z
     ENRICHMENT_CACHE_DAYS: int(30),
     /** Leads per bulk enrichment batch: one activity call and one commit each. */
     ENRICHMENT_BATCH_SIZE: int(50, 1).pipe(z.number().max(1000)),
+    // CONTRACT §14: RCPTs (or directory lookups) one find may spend on a person's candidate addresses.
+    FINDER_MAX_CANDIDATES: int(8, 1).pipe(z.number().max(30)),
     // Webhook URLs: plain http:// and loopback/private addresses are refused unless set (tests, local receivers).
     WEBHOOK_ALLOW_INSECURE: z.stringbool().default(false),
     WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),

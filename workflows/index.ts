@@ -5,3 +5,4 @@ export * from './verification.ts';
 export * from './verify-single.ts';
 export * from './webhook-delivery.ts';
 export * from './maintenance.ts';
+export * from './find-email.ts';

@@ -26,11 +26,17 @@ export function estimateCredits(leads: number, fields: readonly EnrichmentField[
   return leads * creditsPerProfile(fields);
 }
 
-/** Enrichment providers, in the default waterfall order, with the kind of data each one sells (CONTRACT §6). */
-export const ENRICHMENT_PROVIDERS = ['pdl', 'hunter', 'lusha'] as const;
+/**
+ * Enrichment providers, in the default waterfall order, with the kind of data each one sells (CONTRACT §6): the
+ * service's own email finder first (CONTRACT §14), then the outside ones.
+ */
+export const ENRICHMENT_PROVIDERS = ['finder', 'pdl', 'hunter', 'lusha'] as const;
 export type EnrichmentProviderId = (typeof ENRICHMENT_PROVIDERS)[number];
+/** The providers called with an API key (the organization's own, else the platform's): all but the finder. */
+export type KeyedProviderId = Exclude<EnrichmentProviderId, 'finder'>;
 
 export const PROVIDER_KINDS = {
+  finder: 'finder',
   pdl: 'person_enrichment',
   hunter: 'email_discovery_verification',
   lusha: 'business_email_phone',

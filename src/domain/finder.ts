@@ -3,6 +3,7 @@
  * order they are worth asking a mail host about.
  */
 import { EMAIL_TEMPLATES, type EmailTemplate, localPartFor, nameVariants } from './email-templates.ts';
+import type { EmailResult } from './lead.ts';
 
 /** One address to ask about, and the template that made it. */
 export interface Candidate {
@@ -79,4 +80,45 @@ export function findCandidates(
     candidates.push({ email, template });
   }
   return candidates;
+}
+
+/** One candidate as it was asked: by RCPT (its reply) or the Microsoft directory (its IfExistsResult). */
+export interface TriedCandidate {
+  email: string;
+  template: EmailTemplate;
+  via: 'rcpt' | 'directory';
+  result: EmailResult;
+  /** The reply that decided (`250 2.1.5 Ok`, `IfExistsResult 1`), or why none came. */
+  reply: string;
+}
+
+/** What the finder returns: the address with its verdict, or null when nothing was found. */
+export interface FoundAddress {
+  email: string;
+  template: EmailTemplate;
+  result: 'Valid' | 'Catch-All';
+  /** The catch-all score (CONTRACT §12) of a `Catch-All` guess; null for `Valid`. */
+  catchAllScore: number | null;
+}
+
+/** One pass's outcome: decided, or some candidates deferred (greylisting) to be asked again later. */
+export type FindStep =
+  | { kind: 'done'; found: FoundAddress | null; tried: TriedCandidate[] }
+  | { kind: 'deferred'; tried: TriedCandidate[]; retry: Candidate[] };
+
+/** The answer of `POST /api/enrichment/find-email` (CONTRACT §14). */
+export interface FindAnswer {
+  email: string | null;
+  result: 'Valid' | 'Catch-All' | null;
+  catchAllScore: number | null;
+  template: EmailTemplate | null;
+  candidatesTried: TriedCandidate[];
+  creditsUsed: number;
+}
+
+/** Every candidate once, in the order first asked, with its latest reply (a greylisted one asked again later). */
+export function mergeTried(earlier: readonly TriedCandidate[], later: readonly TriedCandidate[]): TriedCandidate[] {
+  const latest = new Map<string, TriedCandidate>();
+  for (const tried of [...earlier, ...later]) latest.set(tried.email, tried);
+  return [...latest.values()];
 }

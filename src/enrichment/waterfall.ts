@@ -33,13 +33,18 @@ export interface WaterfallResult {
 
 /** The data each provider can sell, so a provider that cannot fill any missing field is not called. */
 const PROVIDER_FIELDS: Record<EnrichmentProviderId, readonly EnrichmentField[]> = {
+  finder: ['workEmail'],
   pdl: ['workEmail', 'personalEmail', 'phone'],
   lusha: ['workEmail', 'personalEmail', 'phone'],
   hunter: ['workEmail', 'phone'],
 };
 
-/** PDL and Lusha look people up by profile URL; Hunter's email finder by name and company domain or name. */
+/**
+ * PDL and Lusha look people up by profile URL; Hunter's email finder by name and company domain or name; the
+ * service's own finder by name and company domain (or website) only: it asks the domain's mail host.
+ */
 function canServe(provider: EnrichmentProviderId, networkUrl: string | null, person: PersonFacts): boolean {
+  if (provider === 'finder') return Boolean(person.firstName && person.lastName && domainFromWebsite(person.companyDomain));
   if (provider === 'hunter') return Boolean(person.firstName && person.lastName && (person.companyDomain || person.company));
   return networkUrl !== null;
 }

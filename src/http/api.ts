@@ -5,6 +5,7 @@ import { authRoutes } from './routes/auth.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { bulkEnrichmentRoutesFor, enrichmentRoutes, enrichOneRoutesFor } from './routes/enrichment.ts';
 import { externalLeadRoutes } from './routes/external-leads.ts';
+import { findEmailRoutesFor } from './routes/find-email.ts';
 import { externalVerifyRoutes } from './routes/external-verify.ts';
 import { healthRoutes } from './routes/health.ts';
 import { leadRoutes } from './routes/leads.ts';
@@ -36,6 +37,7 @@ export function mountApi(app: OpenAPIHono<AppEnv>) {
   app.route('/api/external', externalVerifyRoutes);
   app.route('/api/external/verification', verificationJobRoutesFor(keyAudience));
   app.route('/api/external', enrichOneRoutesFor(keyAudience));
+  app.route('/api/external', findEmailRoutesFor(keyAudience));
   app.route('/api/external/enrichment', bulkEnrichmentRoutesFor(keyAudience));
   app.route('/api/webhooks', webhookRoutes);
   app.route('/api/outcomes', outcomeRoutes);

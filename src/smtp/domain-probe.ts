@@ -18,6 +18,13 @@ export interface DomainProbeContext {
    * greylisting retry minutes on) asks for the same one; random per probe when absent.
    */
   catchAllSeed?: string;
+  /**
+   * The email finder's way (CONTRACT §14): the addresses are candidates for one mailbox, asked one after the other
+   * in their order in one transaction, and none is asked after the first accepted.
+   */
+  inTurn?: boolean;
+  /** The domain is known not to accept every address (a cached verdict): no catch-all check is asked. */
+  knownNotCatchAll?: boolean;
   signal?: AbortSignal;
 }
 
@@ -106,6 +113,8 @@ export class DomainProbe {
   readonly #attempts = new Map<string, number>();
   readonly #transcripts = new Map<string, AttemptTranscript[]>();
   #waitingForCatchAll: string[] = [];
+  /** Addresses some channel answered (in turn, the ones after the first accepted never are). */
+  readonly #asked = new Set<string>();
 
   constructor(
     ctx: DomainProbeContext,
@@ -119,6 +128,7 @@ export class DomainProbe {
     this.#onFinding = onFinding;
     const local = ctx.catchAllSeed === undefined ? randomLocalPart() : seededLocalPart(ctx.catchAllSeed, domain);
     this.#catchAllAddress = `${local}@${domain}`;
+    if (ctx.knownNotCatchAll) this.#catchAll = { value: false, reason: 'known not to accept every address', host: null };
   }
 
   async run(addresses: readonly string[]): Promise<DomainProbeResult> {
@@ -126,16 +136,26 @@ export class DomainProbe {
     for (let attempt = 1; attempt <= this.#ctx.greylistAttempts; attempt += 1) {
       await this.#round(pending);
       if (this.#catchAll?.value === true) break;
+      if (this.#ctx.inTurn && this.#anyAccepted()) return this.#result([]);
       pending = pending.filter((address) => !this.#findings.has(address));
       if (pending.length === 0 && this.#catchAll !== null) break;
       if (attempt < this.#ctx.greylistAttempts) await pause(this.#ctx.greylistDelayMs, this.#ctx.signal);
     }
+    return this.#result(pending);
+  }
+
+  #result(pending: readonly string[]): DomainProbeResult {
     this.#settleLeftovers(pending);
     return {
       catchAll: this.#catchAll ?? { value: null, reason: 'catch-all check not run', host: null },
       findings: this.#findings,
       lastHost: this.#lastHost,
     };
+  }
+
+  #anyAccepted(): boolean {
+    for (const finding of this.#findings.values()) if (finding.kind === 'reply' && finding.class === 'accepted') return true;
+    return false;
   }
 
   /** One pass over `addresses` (and the catch-all check while undecided), host by host until one answers. */
@@ -179,20 +199,33 @@ export class DomainProbe {
             }),
         );
       }
-      for (const address of work) {
+      const take = (address: string, answer: RcptAnswer): void => {
+        this.#asked.add(address);
+        if (answer.attempt) this.#transcriptOf(address).push(answer.attempt);
+        if (answer.kind === 'unusable') {
+          unreached.push(address);
+          unusableReason = answer.reason;
+        } else if (answer.kind === 'moved') {
+          moved.push(address);
+          this.#movedReason = answer.reason;
+          this.#movedReply = answer.reply ?? this.#movedReply;
+        } else this.#onAnswer(address, answer);
+      };
+      if (this.#ctx.inTurn && work.length > 0) {
+        const candidates = work;
+        const goOn = (answer: RcptAnswer) => answer.kind === 'reply' && answer.klass !== 'accepted';
         asks.push(
-          channel.ask(address, { owner, ...(signal ? { signal } : {}) }).then((answer) => {
-            if (answer.attempt) this.#transcriptOf(address).push(answer.attempt);
-            if (answer.kind === 'unusable') {
-              unreached.push(address);
-              unusableReason = answer.reason;
-            } else if (answer.kind === 'moved') {
-              moved.push(address);
-              this.#movedReason = answer.reason;
-              this.#movedReply = answer.reply ?? this.#movedReply;
-            } else this.#onAnswer(address, answer);
+          channel.askInTurn(candidates, { owner, goOn, ...(signal ? { signal } : {}) }).then((answers) => {
+            answers.forEach((answer, i) => take(candidates[i]!, answer));
+            // The candidates never asked follow the last one where it goes: to another egress or the next MX.
+            const last = answers.at(-1);
+            const after = candidates.slice(answers.length);
+            if (last?.kind === 'unusable') unreached.push(...after);
+            else if (last?.kind === 'moved') moved.push(...after);
           }),
         );
+      } else {
+        for (const address of work) asks.push(channel.ask(address, { owner, ...(signal ? { signal } : {}) }).then((answer) => take(address, answer)));
       }
       await Promise.all(asks);
       if (this.#catchAll?.value === true) return;
@@ -315,6 +348,8 @@ export class DomainProbe {
     if (this.#catchAll?.value === true) return;
     for (const address of pending) {
       if (this.#findings.has(address)) continue;
+      // A candidate never asked has no finding: the caller tells it from one that was asked and got nothing.
+      if (this.#ctx.inTurn && !this.#asked.has(address)) continue;
       const deferred = this.#deferred.get(address);
       this.#recordFinal(
         address,

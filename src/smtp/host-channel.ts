@@ -60,6 +60,8 @@ export interface ChannelContext {
 
 interface Item extends QueuedItem {
   resolve: (answer: RcptAnswer) => void;
+  /** The next address of an in-turn sequence, asked in the same transaction once this one was answered (or null). */
+  follow?: () => Item | null;
 }
 
 const REJECTED: ReadonlySet<ReplyClass> = new Set(['mailbox-unknown', 'rejected', 'policy']);
@@ -150,36 +152,91 @@ export class HostChannel {
     address: string,
     options: { owner: string; isolated?: boolean; signal?: AbortSignal },
   ): Promise<RcptAnswer> {
-    const { signal } = options;
-    signal?.throwIfAborted();
+    options.signal?.throwIfAborted();
     return new Promise<RcptAnswer>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#queue.unqueue(item);
-        item.done = true;
-        reject(signal?.reason);
-        if (this.#queue.waiting === 0) {
-          this.#opening.abort(signal?.reason);
-          this.#opening = new AbortController();
-        }
-      };
-      const item: Item = {
-        address,
-        owner: options.owner,
-        isolated: options.isolated ?? false,
-        done: false,
-        queued: false,
-        resolve: (answer) => {
-          if (item.done) return;
-          this.#queue.unqueue(item);
-          item.done = true;
-          signal?.removeEventListener('abort', onAbort);
-          resolve(answer);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(item);
+      this.#queue.push(this.#item(address, options, resolve, reject));
       this.#pump();
     });
+  }
+
+  /**
+   * Addresses asked one after the other in one transaction, each once the one before it was answered and
+   * `goOn(answer)` wants the next (the email finder: stop at the first accepted). Resolves with the answers of
+   * those asked, in order; the ones after the last answer were never asked. Only a RCPT's own reply can lead on:
+   * an address answered any other way (withdrawn, the host unusable, the session broken) ends the sequence.
+   */
+  askInTurn(
+    addresses: readonly string[],
+    options: { owner: string; signal?: AbortSignal; goOn: (answer: RcptAnswer) => boolean },
+  ): Promise<RcptAnswer[]> {
+    const { goOn, ...itemOptions } = options;
+    itemOptions.signal?.throwIfAborted();
+    return new Promise<RcptAnswer[]>((resolve, reject) => {
+      const answers: RcptAnswer[] = [];
+      const itemAt = (index: number): Item => {
+        let next: (() => Item) | null = null;
+        const item = this.#item(
+          addresses[index]!,
+          itemOptions,
+          (answer) => {
+            answers.push(answer);
+            if (index + 1 < addresses.length && answer.kind === 'reply' && answer.stage === 'RCPT' && goOn(answer)) {
+              next = () => itemAt(index + 1);
+              // The transaction that got this reply takes the next address right away; nothing else may.
+              queueMicrotask(() => {
+                if (next) resolve(answers);
+                next = null;
+              });
+            } else resolve(answers);
+          },
+          reject,
+        );
+        item.follow = () => {
+          const take = next;
+          next = null;
+          return take ? take() : null;
+        };
+        return item;
+      };
+      if (addresses.length === 0) return resolve(answers);
+      this.#queue.push(itemAt(0));
+      this.#pump();
+    });
+  }
+
+  /** A queue item for `address` that settles the caller's promise once, whoever answers it. */
+  #item(
+    address: string,
+    options: { owner: string; isolated?: boolean; signal?: AbortSignal },
+    resolve: (answer: RcptAnswer) => void,
+    reject: (reason: unknown) => void,
+  ): Item {
+    const { signal } = options;
+    const onAbort = (): void => {
+      this.#queue.unqueue(item);
+      item.done = true;
+      reject(signal?.reason);
+      if (this.#queue.waiting === 0) {
+        this.#opening.abort(signal?.reason);
+        this.#opening = new AbortController();
+      }
+    };
+    const item: Item = {
+      address,
+      owner: options.owner,
+      isolated: options.isolated ?? false,
+      done: false,
+      queued: false,
+      resolve: (answer) => {
+        if (item.done) return;
+        this.#queue.unqueue(item);
+        item.done = true;
+        signal?.removeEventListener('abort', onAbort);
+        resolve(answer);
+      },
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return item;
   }
 
   /** Withdraws addresses whose answer is no longer needed (the domain turned out catch-all). */
@@ -382,7 +439,10 @@ export class HostChannel {
                 this.pacing.rejectionsAnswered(budget.rejects + rejects);
                 if (this.pacing.patience === 'patient') budget.limit = Number.POSITIVE_INFINITY;
               }
-              chunk[k]?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host, attempt });
+              const item = chunk[k];
+              item?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host, attempt });
+              const next = item?.follow?.();
+              if (next) batch.push(next);
               settled += 1;
               onAnswer();
               // Waiting out the rest of a tarpit's window would cost what ending the session saves.

@@ -73,6 +73,9 @@ interface Entry {
   address: string | null;
 }
 
+/** The reason of a candidate the finder's in-turn probe never asked (an earlier one was Valid, or the session ended). */
+export const NOT_ASKED = 'not asked';
+
 const REASONS = {
   syntax: 'invalid address syntax',
   noMailHost: 'no MX or A record',
@@ -434,6 +437,13 @@ export class SmtpProber {
       attempts?: number;
       /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
       catchAllSeed?: string;
+      /**
+       * The email finder's way (CONTRACT §14): the addresses are candidates for one mailbox, asked in their order in
+       * one transaction, none after the first Valid; those never asked come back Unknown with `NOT_ASKED`, 0 attempts.
+       */
+      inTurn?: boolean;
+      /** The domain is known (cached) not to accept every address: no catch-all check is asked. */
+      knownNotCatchAll?: boolean;
     } = {},
   ): Promise<DomainOutcome> {
     const { signal, onResult } = options;
@@ -524,6 +534,8 @@ export class SmtpProber {
       {
         ...this.#context(signal, options.owner ?? 'default', options.attempts),
         ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
+        ...(options.inTurn ? { inTurn: true } : {}),
+        ...(options.knownNotCatchAll ? { knownNotCatchAll: true } : {}),
       },
       asciiDomain,
       lookup.hosts,
@@ -537,6 +549,7 @@ export class SmtpProber {
         if (result.catchAll.value === true)
           settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
         else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
+        else settleAddress(address, (entry) => outcome(entry, 'Unknown', 'smtp', NOT_ASKED, null, provider));
       }
       release(await untilAborted(mailboxLookup, signal));
     } catch (error) {

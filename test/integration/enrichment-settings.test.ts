@@ -46,15 +46,16 @@ afterAll(async () => {
 const secrets = () => [world.providers.pdl.apiKey, world.providers.hunter.apiKey, world.providers.lusha.apiKey, REFUSED_PLATFORM_KEY, ORG_LUSHA_KEY];
 
 describe('GET/PUT /api/settings/enrichment-providers', () => {
-  it('lists every provider in the default order, enabled, on the platform keys', async () => {
+  it('lists every provider in the default order, enabled, on the platform keys: the finder first, needing no key', async () => {
     const { agent } = await h.signup();
     const res = await agent.get(PATH);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       providers: [
-        { provider: 'pdl', kind: 'person_enrichment', enabled: true, priority: 1, hasApiKey: false, hasPlatformKey: true },
-        { provider: 'hunter', kind: 'email_discovery_verification', enabled: true, priority: 2, hasApiKey: false, hasPlatformKey: true },
-        { provider: 'lusha', kind: 'business_email_phone', enabled: true, priority: 3, hasApiKey: false, hasPlatformKey: true },
+        { provider: 'finder', kind: 'finder', enabled: true, priority: 1, hasApiKey: false, hasPlatformKey: true },
+        { provider: 'pdl', kind: 'person_enrichment', enabled: true, priority: 2, hasApiKey: false, hasPlatformKey: true },
+        { provider: 'hunter', kind: 'email_discovery_verification', enabled: true, priority: 3, hasApiKey: false, hasPlatformKey: true },
+        { provider: 'lusha', kind: 'business_email_phone', enabled: true, priority: 4, hasApiKey: false, hasPlatformKey: true },
       ],
     });
   });
@@ -70,6 +71,7 @@ describe('GET/PUT /api/settings/enrichment-providers', () => {
     expect(res.status).toBe(200);
     expect(res.body.providers.map((p: { provider: string; enabled: boolean; hasApiKey: boolean }) => [p.provider, p.enabled, p.hasApiKey])).toEqual([
       ['lusha', true, true],
+      ['finder', true, false],
       ['pdl', true, false],
       ['hunter', false, false],
     ]);
@@ -91,7 +93,7 @@ describe('GET/PUT /api/settings/enrichment-providers', () => {
     const cleared = await agent.put(PATH, { providers: [{ provider: 'lusha', apiKey: null }] });
     expect(cleared.body.providers[0]).toMatchObject({ provider: 'lusha', priority: 1, hasApiKey: false });
     const untouched = await (await h.signup()).agent.get(PATH);
-    expect(untouched.body.providers.map((p: { provider: string }) => p.provider)).toEqual(['pdl', 'hunter', 'lusha']);
+    expect(untouched.body.providers.map((p: { provider: string }) => p.provider)).toEqual(['finder', 'pdl', 'hunter', 'lusha']);
   });
 
   it('rejects malformed settings with 400 and anonymous callers with 401', async () => {
@@ -105,6 +107,7 @@ describe('GET/PUT /api/settings/enrichment-providers', () => {
       { providers: [{ provider: 'pdl', apiKey: '' }] },
       { providers: [{ provider: 'pdl', apiKey: 42 }] },
       { providers: [{ provider: 'pdl', secret: 'x' }] },
+      { providers: [{ provider: 'finder', apiKey: 'k' }] },
     ]) {
       expectError(await agent.put(PATH, body), 400, 'validation_error');
     }

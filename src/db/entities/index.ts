@@ -30,6 +30,7 @@ import { SendOutcome } from './send-outcome.ts';
 import { DomainTemplateShare } from './domain-template-share.ts';
 import { DirectoryPacer } from './directory-pacer.ts';
 import { DirectoryTenant } from './directory-tenant.ts';
+import { EmailFind } from './email-find.ts';
 
 export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSmtpSession, VerificationSpend };
@@ -37,7 +38,7 @@ export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRe
 export { ScrapeItem, ScrapeJob };
 export { SmtpHostBudget, SmtpLease };
 export { DomainTemplateShare, SendOutcome };
-export { DirectoryPacer, DirectoryTenant };
+export { DirectoryPacer, DirectoryTenant, EmailFind };
 export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
@@ -46,4 +47,4 @@ export const entities = [Organization, User, Session, LoginFailure, List, Lead, 
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
   VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery, SmtpHostBudget, SmtpLease,
   SendOutcome, DomainTemplateShare,
-  DirectoryPacer, DirectoryTenant];
+  DirectoryPacer, DirectoryTenant, EmailFind];

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { bulkEnrichmentJob, bulkEnrichmentLive, enrichOne, pageBulkEnrichmentDtos, startBulkEnrichment } from '../../enrichment/service.ts';
 import { streamJob } from '../job-stream.ts';
+import { findEmailRoutesFor } from './find-email.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
 import { json, offsetOf, PageQuerySchema, pageOf, paginated, uuidParam } from '../schemas/common.ts';
@@ -100,4 +101,5 @@ export const enrichmentRoutes = createRouter()
     },
   )
   .route('/', enrichOneRoutesFor(sessionAudience))
+  .route('/', findEmailRoutesFor(sessionAudience))
   .route('/', bulkEnrichmentRoutesFor(sessionAudience));

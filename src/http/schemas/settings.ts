@@ -45,7 +45,8 @@ export const ProviderSettingsUpdateSchema = z
       )
       .min(1)
       .max(ENRICHMENT_PROVIDERS.length)
-      .refine((list) => new Set(list.map((p) => p.provider)).size === list.length, 'each provider at most once'),
+      .refine((list) => new Set(list.map((p) => p.provider)).size === list.length, 'each provider at most once')
+      .refine((list) => !list.some((p) => p.provider === 'finder' && p.apiKey !== undefined), 'the finder takes no API key'),
   })
   .strict()
   .openapi('EnrichmentProviderSettingsUpdate');
@@ -57,6 +58,7 @@ export const toProviderSettingsDto = (settings: readonly ProviderSettingRecord[]
     enabled: s.enabled,
     priority: s.priority,
     hasApiKey: s.apiKeyCiphertext !== null,
-    hasPlatformKey: Boolean(platformKey(config, s.provider)),
+    // The finder needs no key: it is as usable as a provider whose platform key is set.
+    hasPlatformKey: s.provider === 'finder' || Boolean(platformKey(config, s.provider)),
   })),
 });

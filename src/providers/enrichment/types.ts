@@ -38,7 +38,8 @@ export type EnrichmentProviderName = 'pdl' | 'hunter' | 'lusha';
 export type ProviderEmailResult = 'Valid' | 'Invalid' | 'Catch-All' | 'Unknown';
 
 export interface EnrichmentProvider {
-  readonly name: EnrichmentProviderName;
+  /** An outside adapter's name, or the service's own email finder (src/finder/provider.ts). */
+  readonly name: EnrichmentProviderName | 'finder';
   /**
    * The person behind the profile, or null when the provider has no match (or, for Hunter, the
    * lookup lacks a name and a company or domain). The API key is per call: organizations may bring their own.
