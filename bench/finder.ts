@@ -143,7 +143,7 @@ try {
     const started = performance.now();
     const created = await agent.post('/api/enrichment/bulk', { listId, fields: ['workEmail'] });
     if (created.status !== 201) throw new Error(`bulk failed: ${created.status} ${created.text}`);
-    let job: Record<string, unknown> = {};
+    let job: Record<string, unknown>;
     for (;;) {
       job = (await agent.get(`/api/enrichment/bulk/${created.body.jobId as string}`)).body;
       if (job.status === 'completed' || job.status === 'failed') break;
