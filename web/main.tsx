@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, get, onUnauthorized } from './api.ts';
-import { type ConnectionState, connectionState, onConnectionChange, retryNow } from './connection.ts';
+import { api, ApiFailure, get, onUnauthorized } from './api.ts';
+import { type ConnectionState, connectionState, onConnectionChange, onRecovered, retryNow } from './connection.ts';
 import { clock, credits } from './format.ts';
 import { AccountScreen, SignIn } from './screens/account.tsx';
 import { EnrichmentScreen } from './screens/enrichment.tsx';
@@ -13,7 +13,7 @@ import { SettingsScreen } from './screens/settings.tsx';
 import { UsageScreen } from './screens/usage.tsx';
 import { VerificationJobScreen, VerificationScreen } from './screens/verification.tsx';
 import type { Me } from './types.ts';
-import { Loading } from './ui.tsx';
+import { LoadFailed, Loading } from './ui.tsx';
 import { SessionContext } from './session.ts';
 
 const APP_NAME = 'Lead Enrichment';
@@ -144,16 +144,25 @@ function App() {
   const hash = useHash();
   const route = routeOf(hash);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
+  // Only a 401 means "signed out": a service that cannot be reached says so, with a retry, and is asked again.
+  const [sessionError, setSessionError] = useState<unknown>(null);
   const refresh = useCallback(async () => {
     try {
       setMe(await get<Me>('/api/auth/me'));
-    } catch {
-      setMe(null);
+      setSessionError(null);
+    } catch (failure) {
+      if (failure instanceof ApiFailure && failure.status === 401) setMe(null);
+      else setSessionError(failure);
     }
   }, []);
   useEffect(() => {
     void refresh();
-    return onUnauthorized(() => setMe(null));
+    const stopRecovery = onRecovered(() => void refresh());
+    const stopUnauthorized = onUnauthorized(() => setMe(null));
+    return () => {
+      stopRecovery();
+      stopUnauthorized();
+    };
   }, [refresh]);
   usePageHeading(`${hash}|${me === undefined ? 'loading' : me === null ? 'out' : 'in'}`);
 
@@ -181,7 +190,11 @@ function App() {
       <ConnectionBar />
       {me === undefined ? (
         <main id="main">
-          <Loading what="your session" />
+          {sessionError ? (
+            <LoadFailed error={sessionError} what="your session" onRetry={() => void refresh()} />
+          ) : (
+            <Loading what="your session" />
+          )}
         </main>
       ) : me === null ? (
         <main id="main" class="signin" tabIndex={-1}>

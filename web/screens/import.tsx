@@ -95,7 +95,7 @@ export function CsvMapper({
       {preview && (
         <>
           <h3>
-            Preview: {counted(preview.columns.length, 'column')}, {counted(mapping.filter(Boolean).length, 'imported')}
+            Preview: {counted(preview.columns.length, 'column')}, {num(mapping.filter(Boolean).length)} imported
           </h3>
           <p class="hint">
             Under each column, the lead field it fills: guessed from its name, change it if the guess is wrong, or
