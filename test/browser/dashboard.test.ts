@@ -211,6 +211,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page
         .getByTestId('import-file')
         .setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.getByTestId('column-mapping').waitFor();
       const selects = await page.getByTestId('column-mapping').locator('select').all();
       expect(await Promise.all(selects.map((select) => select.inputValue()))).toEqual([
         'email',

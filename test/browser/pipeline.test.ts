@@ -84,6 +84,8 @@ const layout = async (name: string, p: Page = page) => {
   const check = await checkLayout(p, `pipeline-${name}`);
   expect(check, name).toEqual({ phoneOverflow: 0, wideTables: [] });
 };
+/** The page's title, set once its heading is there. */
+const titled = (title: string) => eventually(() => page.title(), (text) => text === title, { what: `the title "${title}"` });
 const apiGet = async (path: string, ctx: BrowserContext = context) => (await ctx.request.get(`${origin}${path}`)).json();
 
 describe('the sales pipeline, one rep from sign-up on', () => {
@@ -123,9 +125,9 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     });
     await page.reload();
     expect(await page.getByTestId('balance').textContent()).toBe('1,000 credits');
-    expect(await page.title()).toBe('Lists · Lead Enrichment');
+    await titled('Lists · Lead Enrichment');
     // The new page's heading has the focus.
-    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('H1');
+    await eventually(() => page.evaluate<string>('document.activeElement.tagName'), (tag) => tag === 'H1', { what: 'the focus on the heading' });
 
     await page.getByRole('button', { name: 'Create list' }).click();
     expect(await page.getByRole('form', { name: 'New list' }).locator('.field-error').textContent()).toBe('Is required.');
@@ -139,7 +141,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     await page.getByLabel(/Job name/).fill('Pipeline targets');
     await page.getByRole('button', { name: 'Start scrape' }).click();
     await page.getByRole('heading', { name: 'Pipeline targets' }).waitFor();
-    expect(await page.title()).toBe('Pipeline targets · Lead Enrichment');
+    await titled('Pipeline targets · Lead Enrichment');
     await page.getByTestId('scrape-status').filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
     await layout('scrape-job');
     await page.getByRole('button', { name: 'Sync finds into a new list' }).click();
@@ -196,6 +198,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     importedListId = page.url().split('#/lists/')[1]!;
     await page.getByText('Import leads from a CSV').click();
     await page.getByTestId('import-file').setInputFiles({ name: 'prospects.csv', mimeType: 'text/csv', buffer: Buffer.from(importedCsv()) });
+    await page.getByTestId('column-mapping').waitFor();
     const mapping = page.getByTestId('column-mapping').locator('select');
     expect(await Promise.all((await mapping.all()).map((s) => s.inputValue()))).toEqual(['', 'firstName', 'lastName', 'company', 'phone', '']);
     // Nothing mapped: blocked, with the reason.
@@ -238,7 +241,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     expect(await legend('Catch-All')).toMatch(/Catch-All\s?0\s?0%/);
     expect(await breakdown.locator('svg.breakdown-bar rect').count()).toBe(5);
     expect(await page.getByTestId('coverage').textContent()).toContain('100%');
-    expect(await page.title()).toBe('Verification of Imported prospects · Lead Enrichment');
+    await titled('Verification of Imported prospects · Lead Enrichment');
 
     // The ready-made downloads carry the lead's columns; "as filtered" follows the filter on screen.
     const downloads = page.getByTestId('downloads');
@@ -398,6 +401,21 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     }
     await page.reload();
     expect(await page.getByTestId('members').locator('tbody tr').count()).toBe(2);
+  });
+
+  it('every other screen fits a phone and its tables fit a desktop, each with its own title', { timeout: 120_000 }, async () => {
+    for (const [hash, title] of [
+      ['#/scrape', 'Scrape: find profiles'],
+      ['#/enrichment', 'Enrichment'],
+      ['#/settings', 'Settings'],
+      ['#/account', 'Account'],
+    ] as const) {
+      await go(hash);
+      await page.getByRole('heading', { level: 1, name: title }).waitFor();
+      await page.getByText(/^Loading/).first().waitFor({ state: 'detached' });
+      await titled(`${title} · Lead Enrichment`);
+      await layout(hash.slice(2));
+    }
   });
 
   it('left no script error or refused resource in the console', () => {
