@@ -67,14 +67,17 @@ export interface UsageMonth {
 }
 /** `POST /api/verification/verify` answers as `POST /api/external/verify` (CONTRACT §9.1). */
 export type SingleCheck = z.infer<typeof VerifyResultSchema>;
-/** `POST /api/enrichment/find-email` (CONTRACT §14): the find, or where to read it later. */
+/**
+ * `POST /api/enrichment/find-email` (CONTRACT §14): the find (a 202 answers `{ findId }` instead). Declared here until
+ * this branch has the finder's schema (`FindEmailResultSchema`); then `z.infer` of it.
+ */
 export interface FoundEmail {
   email: string | null;
   result: 'Valid' | 'Catch-All' | null;
   catchAllScore: number | null;
   template: string | null;
-  /** The candidates asked, by RCPT or the directory (an address, or the address with what was answered). */
-  candidatesTried: Array<string | { email: string; result?: string | null; reply?: string | null }>;
+  /** The candidates asked, in order, each with the reply that decided it (none for a guess on a catch-all domain). */
+  candidatesTried: Array<{ email: string; template: string; via: 'rcpt' | 'directory'; result: string; reply: string }>;
   creditsUsed: number;
 }
 /** CONTRACT §15: what adding or importing leads skipped (or filled) as already in the list. */

@@ -2,7 +2,7 @@
 // service's own mail-server checks. A find that must wait out greylisting answers 202 and is read again until done.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post } from '../api.ts';
-import { credits, num } from '../format.ts';
+import { counted, credits, num } from '../format.ts';
 import { useSession } from '../session.ts';
 import type { FoundEmail } from '../types.ts';
 import { ErrorNote, FieldError, invalidField, Status, useAction } from '../ui.tsx';
@@ -128,11 +128,22 @@ function FoundView({ found }: { found: FoundEmail }) {
       ) : (
         <p>No address was found for this person at this domain.</p>
       )}
-      <p class="hint">
-        {found.candidatesTried.length > 0 &&
-          `Asked: ${found.candidatesTried.map((c) => (typeof c === 'string' ? c : c.email)).join(', ')}. `}
-        Credits used: {num(found.creditsUsed)}.
-      </p>
+      {found.candidatesTried.length > 0 && (
+        <details>
+          <summary>{counted(found.candidatesTried.length, 'address', 'addresses')} asked</summary>
+          <ul class="candidates" data-testid="candidates">
+            {found.candidatesTried.map((c) => (
+              <li key={c.email}>
+                <code>{c.email}</code> <Status value={c.result} />{' '}
+                <span class="hint">
+                  {c.via === 'directory' ? 'Microsoft directory' : 'mail server'}: {c.reply}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <p class="hint">Credits used: {num(found.creditsUsed)}.</p>
     </div>
   );
 }

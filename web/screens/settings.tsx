@@ -50,8 +50,8 @@ export function SettingsScreen() {
         </>
       ) : (
         <p class="notice" data-testid="member-settings">
-          API keys, enrichment providers, webhooks and members are managed by your organization's owner. Ask them
-          for a key or a change.
+          API keys, enrichment providers, webhooks and members are managed by your organization's owner. Ask
+          them for a key or a change.
         </p>
       )}
       <EgressPanel />
@@ -163,35 +163,38 @@ function Providers() {
                   ↓ Down
                 </button>
               </div>
-              <form class="inline" onSubmit={saveKey(p.provider)}>
-                <label>
-                  Your own API key
-                  <input
-                    name="apiKey"
-                    type="password"
-                    autoComplete="off"
-                    placeholder={
-                      p.hasApiKey
-                        ? 'stored (enter a new one to replace it)'
-                        : p.hasPlatformKey
-                          ? 'none: the platform key is used'
-                          : 'none'
-                    }
-                  />
-                </label>
-                <button type="submit" disabled={action.busy}>
-                  Save key
-                </button>
-                {p.hasApiKey && (
-                  <button
-                    type="button"
-                    disabled={action.busy}
-                    onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}
-                  >
-                    Remove key
+              {/* The service's own finder (CONTRACT §14) takes no key. */}
+              {(p.provider as string) !== 'finder' && (
+                <form class="inline" onSubmit={saveKey(p.provider)}>
+                  <label>
+                    Your own API key
+                    <input
+                      name="apiKey"
+                      type="password"
+                      autoComplete="off"
+                      placeholder={
+                        p.hasApiKey
+                          ? 'stored (enter a new one to replace it)'
+                          : p.hasPlatformKey
+                            ? 'none: the platform key is used'
+                            : 'none'
+                      }
+                    />
+                  </label>
+                  <button type="submit" disabled={action.busy}>
+                    Save key
                   </button>
-                )}
-              </form>
+                  {p.hasApiKey && (
+                    <button
+                      type="button"
+                      disabled={action.busy}
+                      onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}
+                    >
+                      Remove key
+                    </button>
+                  )}
+                </form>
+              )}
             </li>
           ))}
         </ol>
