@@ -1,4 +1,5 @@
-// Just enough CSV reading for a preview of a file before it is uploaded: the server parses the real thing.
+// Just enough CSV reading for a preview of a file before it is uploaded, and its header row renamed to the
+// mapping the user chose: the server parses the real thing.
 
 export interface CsvPreview {
   columns: string[];
@@ -41,30 +42,25 @@ export function previewCsv(text: string, rows = 5): CsvPreview {
   };
 }
 
-const escapeCell = (value: unknown) => {
-  let text = value === null || value === undefined ? '' : String(value);
-  // Spreadsheets run cells that start like a formula; the service's own downloads guard the same way.
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-
-export function toCsv(columns: string[], rows: Array<Record<string, unknown>>): string {
-  return (
-    [
-      columns.join(','),
-      ...rows.map((row) => columns.map((column) => escapeCell(row[column])).join(',')),
-    ].join('\r\n') + '\r\n'
-  );
+/** Where the header row ends: the first line break outside quotes (a quoted header cell may hold one). */
+function headerEnd(text: string): number {
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) return i;
+  }
+  return text.length;
 }
 
-/** Hands a text to the browser as a downloaded file. */
-export function saveFile(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+/**
+ * The file with its header row replaced by `header` (same delimiter), the data rows untouched: how a mapping the
+ * user chose by hand reaches the import route, which reads columns by their header names only.
+ */
+export async function withHeader(file: File, header: string[]): Promise<File> {
+  const text = (await file.text()).replace(/^\uFEFF/, '');
+  const end = headerEnd(text);
+  const old = text.slice(0, end);
+  const delimiter = (old.match(/;/g)?.length ?? 0) > (old.match(/,/g)?.length ?? 0) ? ';' : ',';
+  return new File([header.join(delimiter), text.slice(end)], file.name, { type: 'text/csv' });
 }

@@ -1,15 +1,22 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, get, onUnauthorized } from './api.ts';
+import { api, ApiFailure, get, onUnauthorized } from './api.ts';
+import { type ConnectionState, connectionState, onConnectionChange, onRecovered, retryNow } from './connection.ts';
+import { clock, credits } from './format.ts';
 import { AccountScreen, SignIn } from './screens/account.tsx';
 import { EnrichmentScreen } from './screens/enrichment.tsx';
+import { JoinScreen } from './screens/join.tsx';
 import { ListScreen, ListsScreen } from './screens/lists.tsx';
+import { MembersScreen } from './screens/members.tsx';
 import { ScrapeJobScreen, ScrapeScreen } from './screens/scrape.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
+import { UsageScreen } from './screens/usage.tsx';
 import { VerificationJobScreen, VerificationScreen } from './screens/verification.tsx';
 import type { Me } from './types.ts';
-import { Loading } from './ui.tsx';
+import { LoadFailed, Loading } from './ui.tsx';
 import { SessionContext } from './session.ts';
+
+const APP_NAME = 'Lead Enrichment';
 
 /** Hash routing: `#/lists/<id>` and the like, so every page path the server sees is `/`. */
 function useHash(): string {
@@ -22,6 +29,51 @@ function useHash(): string {
   return hash;
 }
 
+/**
+ * After a navigation: the page's title from its heading ("Q4 prospects · Lead Enrichment"), and the focus on that
+ * heading, so a screen reader starts at the new page. The heading may come after the page's data: it is waited for.
+ */
+function usePageHeading(hash: string) {
+  useEffect(() => {
+    const main = document.getElementById('main');
+    if (!main) return;
+    let focused = false;
+    const apply = () => {
+      const heading = main.querySelector('h1');
+      if (!heading) return;
+      document.title = `${heading.textContent?.trim() || APP_NAME} · ${APP_NAME}`;
+      // Only while nobody has put the focus elsewhere since the navigation (a field, a button).
+      const active = document.activeElement;
+      if (!focused && (!active || active === document.body || active === main || active.tagName === 'A')) {
+        heading.tabIndex = -1;
+        heading.focus({ preventScroll: false });
+      }
+      focused = true;
+    };
+    apply();
+    const observer = new MutationObserver(apply);
+    observer.observe(main, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [hash]);
+}
+
+/** "Connection lost — retrying": while the service cannot be reached, with the time of the next try. */
+function ConnectionBar() {
+  const [state, setState] = useState<ConnectionState>(connectionState());
+  useEffect(() => onConnectionChange(setState), []);
+  if (!state.lost) return null;
+  return (
+    <div class="connection-lost" role="alert" data-testid="connection-lost">
+      <strong>Connection lost — retrying.</strong>{' '}
+      {state.nextTryAt && <>Next try at {clock(new Date(state.nextTryAt))}. </>}
+      What you see may be out of date; it reloads by itself once the service answers.{' '}
+      <button type="button" onClick={retryNow}>
+        Retry now
+      </button>
+    </div>
+  );
+}
+
 const routeOf = (hash: string) => hash.replace(/^#\/?/, '').split('?')[0]!.split('/').filter(Boolean);
 
 const SECTIONS = [
@@ -32,6 +84,8 @@ const SECTIONS = [
   ['settings', 'Settings'],
   ['account', 'Account'],
 ] as const;
+/** Pages that belong to a section of the menu without its name in their address. */
+const SECTION_OF: Record<string, string> = { usage: 'account' };
 
 function SandboxBanner() {
   const [pieces, setPieces] = useState<string[]>([]);
@@ -45,8 +99,11 @@ function SandboxBanner() {
   if (pieces.length === 0) return null;
   return (
     <div class="sandbox" role="note">
-      <strong>Sandbox mode.</strong> This service runs with stand-ins for {pieces.join(', ')}: the data they
-      return is made up. Set the real provider keys to leave the sandbox.
+      <strong>Sandbox mode.</strong> This service runs with stand-ins for {pieces.join(', ')}
+      <span class="long">
+        : the data they return is made up. Set the real provider keys to leave the sandbox
+      </span>
+      .
     </div>
   );
 }
@@ -64,9 +121,13 @@ function Screen({ route }: { route: string[] }) {
     case 'enrichment':
       return <EnrichmentScreen jobId={id} />;
     case 'settings':
-      return <SettingsScreen />;
+      return id === 'members' ? <MembersScreen /> : <SettingsScreen />;
     case 'account':
       return <AccountScreen />;
+    case 'usage':
+      return <UsageScreen />;
+    case 'join':
+      return <JoinScreen />;
     default:
       return (
         <section>
@@ -83,23 +144,34 @@ function App() {
   const hash = useHash();
   const route = routeOf(hash);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
+  // Only a 401 means "signed out": a service that cannot be reached says so, with a retry, and is asked again.
+  const [sessionError, setSessionError] = useState<unknown>(null);
   const refresh = useCallback(async () => {
     try {
       setMe(await get<Me>('/api/auth/me'));
-    } catch {
-      setMe(null);
+      setSessionError(null);
+    } catch (failure) {
+      if (failure instanceof ApiFailure && failure.status === 401) setMe(null);
+      else setSessionError(failure);
     }
   }, []);
   useEffect(() => {
     void refresh();
-    return onUnauthorized(() => setMe(null));
+    const stopRecovery = onRecovered(() => void refresh());
+    const stopUnauthorized = onUnauthorized(() => setMe(null));
+    return () => {
+      stopRecovery();
+      stopUnauthorized();
+    };
   }, [refresh]);
+  usePageHeading(`${hash}|${me === undefined ? 'loading' : me === null ? 'out' : 'in'}`);
 
   const signOut = async () => {
     await api('POST', '/api/auth/logout').catch(() => undefined);
     setMe(null);
     location.hash = '#/lists';
   };
+  const section = SECTION_OF[route[0] ?? ''] ?? route[0] ?? 'lists';
 
   return (
     <>
@@ -115,42 +187,43 @@ function App() {
         Skip to content
       </a>
       <SandboxBanner />
+      <ConnectionBar />
       {me === undefined ? (
         <main id="main">
-          <Loading what="your session" />
+          {sessionError ? (
+            <LoadFailed error={sessionError} what="your session" onRetry={() => void refresh()} />
+          ) : (
+            <Loading what="your session" />
+          )}
         </main>
       ) : me === null ? (
-        <main id="main" class="signin">
-          <SignIn onSignedIn={setMe} />
+        <main id="main" class="signin" tabIndex={-1}>
+          {route[0] === 'join' ? <JoinScreen onJoined={setMe} /> : <SignIn onSignedIn={setMe} />}
         </main>
       ) : (
         <SessionContext.Provider value={{ me, refresh }}>
           <header class="top">
             <a class="brand" href="#/lists">
-              Lead Enrichment
+              {APP_NAME}
             </a>
-            <nav aria-label="Sections">
-              {SECTIONS.map(([key, label]) => (
-                <a
-                  key={key}
-                  href={`#/${key}`}
-                  aria-current={(route[0] ?? 'lists') === key ? 'page' : undefined}
-                >
-                  {label}
-                </a>
-              ))}
-            </nav>
             <div class="who">
               <span class="org" data-testid="org-name">
                 {me.organization.name}
               </span>
               <a href="#/account" class="balance" data-testid="balance">
-                {me.organization.creditBalance} credits
+                {credits(me.organization.creditBalance)}
               </a>
               <button type="button" onClick={signOut}>
                 Sign out
               </button>
             </div>
+            <nav aria-label="Sections">
+              {SECTIONS.map(([key, label]) => (
+                <a key={key} href={`#/${key}`} aria-current={section === key ? 'page' : undefined}>
+                  {label}
+                </a>
+              ))}
+            </nav>
           </header>
           <main id="main" tabIndex={-1}>
             {/* Keyed by the whole address: every navigation starts the screen afresh, with its query (?list=). */}

@@ -15,3 +15,6 @@ export function useSession(): Session {
   if (!session) throw new Error('useSession outside a signed-in page');
   return session;
 }
+
+/** Whether the signed-in user may manage keys, providers, webhooks and members (CONTRACT §15: owners only). */
+export const isOwner = (me: Me) => me.user.role !== 'member';

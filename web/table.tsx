@@ -1,7 +1,7 @@
 import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { get, type Page, query } from './api.ts';
-import { Empty, Loading, Pager, useLoad } from './ui.tsx';
+import { Empty, LoadFailed, Loading, Pager, useLoad } from './ui.tsx';
 
 export interface Column<T> {
   header: ComponentChildren;
@@ -105,16 +105,20 @@ export function usePaged<T>(
   return { ...useLoad(() => get<Page<T>>(url), [url, ...deps]), setPage };
 }
 
-/** A paged collection as a table with its pager; "Loading <what>…" until the first page is there. */
+/**
+ * A paged collection as a table with its pager; "Loading <what>…" until the first page is there, or what went
+ * wrong with a Retry button. A failed reload keeps the rows it had (the connection bar says what is going on).
+ */
 export function PagedTable<T>({
   paged,
   what,
   ...table
-}: { paged: { data?: Page<T>; setPage: (page: number) => void }; what: string } & Omit<
-  TableProps<T>,
-  'rows'
->) {
-  if (!paged.data) return <Loading what={what} />;
+}: {
+  paged: { data?: Page<T>; error: unknown; reload: () => void; setPage: (page: number) => void };
+  what: string;
+} & Omit<TableProps<T>, 'rows'>) {
+  if (!paged.data)
+    return paged.error ? <LoadFailed error={paged.error} what={what} onRetry={paged.reload} /> : <Loading what={what} />;
   return (
     <>
       <DataTable rows={paged.data.data} {...table} />

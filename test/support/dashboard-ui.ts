@@ -36,3 +36,38 @@ export function watchConsole(page: Page): string[] {
   });
   return problems;
 }
+
+/** What a screen's layout check measured: how far the page scrolls sideways at 390 px, and tables wider than their box at 1280 px. */
+export interface LayoutCheck {
+  phoneOverflow: number;
+  /** `testid or index: table width > box width` for each table that would need its own scroll bar on a desktop. */
+  wideTables: string[];
+}
+
+/**
+ * The layout assertions of a screen, with its screenshots: at 1280 px every table fits its box (element widths,
+ * not pixels of a screenshot); at 390 px the page does not scroll sideways (wide tables scroll inside their box).
+ */
+export async function checkLayout(page: Page, name: string): Promise<LayoutCheck> {
+  await mkdir(SCREENSHOTS_DIR, { recursive: true });
+  const desktop = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.setViewportSize({ width: 1280, height: 800 });
+  try {
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-1280.png`), fullPage: true });
+    // Strings, not functions: this file is compiled without the DOM library.
+    const wideTables = await page.evaluate<string[]>(`
+      [...document.querySelectorAll('.table-wrap')].flatMap((wrap, i) => {
+        const table = wrap.querySelector('table');
+        if (!table || table.offsetParent === null) return [];
+        const inner = table.getBoundingClientRect().width;
+        const box = wrap.clientWidth;
+        return inner > box + 1 ? [(table.dataset.testid || 'table ' + (i + 1)) + ': ' + Math.round(inner) + ' > ' + box] : [];
+      })`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-390.png`), fullPage: true });
+    const phoneOverflow = await page.evaluate<number>('document.scrollingElement.scrollWidth - window.innerWidth');
+    return { phoneOverflow: Math.max(0, phoneOverflow), wideTables };
+  } finally {
+    await page.setViewportSize(desktop);
+  }
+}

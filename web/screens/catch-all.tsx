@@ -4,7 +4,8 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.ts';
 import { DataTable, type Column } from '../table.tsx';
 import type { Calibration, CalibrationBand, Estimate, OutcomeImport } from '../types.ts';
-import { counted, ErrorNote, Loading, Notice, useAction, useLoad } from '../ui.tsx';
+import { counted, num, percent } from '../format.ts';
+import { ErrorNote, LoadFailed, Loading, Notice, PaidAction, useAction, useLoad } from '../ui.tsx';
 import { CATCH_ALL_MAX_SCORE, CATCH_ALL_SCORES, type CatchAllReason } from '../../src/domain/catch-all.ts';
 import { API_PRICE_MICROS } from '../../src/domain/verification.ts';
 
@@ -103,7 +104,7 @@ export function ScoredFill({
   const chosen = bands.filter((band) => band.score <= maxScore).reduce((sum, band) => sum + band.count, 0);
   const unknowns = withUnknowns ? estimate.unknownCount : 0;
   const cost = moneyFromMicros((chosen + unknowns) * API_PRICE_MICROS);
-  const label = `Fill the ${counted(chosen, 'catch-all')} scored 0–${maxScore}${unknowns > 0 ? ` and the ${unknowns} unknown` : ''}: ${cost}`;
+  const label = `Fill the ${counted(chosen, 'catch-all')} scored 0–${maxScore}${unknowns > 0 ? ` and the ${num(unknowns)} unknown` : ''}: ${cost}`;
   return (
     <div class="scored-fill" data-testid="scored-fill">
       <h3>Pay only for the doubtful catch-alls</h3>
@@ -134,30 +135,29 @@ export function ScoredFill({
           also the {estimate.unknownCount} unknown
         </label>
       )}
-      <button
-        type="button"
-        class="primary"
+      <PaidAction
+        label={label}
+        total={cost}
+        what={`verify ${counted(chosen + unknowns, 'address', 'addresses')} with the provider`}
         disabled={busy || chosen + unknowns === 0}
-        onClick={() => onDecide(withUnknowns ? 'fill_all_gaps' : 'fill_catchall_only', maxScore)}
-      >
-        {label}
-      </button>
+        onConfirm={() => onDecide(withUnknowns ? 'fill_all_gaps' : 'fill_catchall_only', maxScore)}
+      />
     </div>
   );
 }
 
 const BAND_COLUMNS: Array<Column<{ score: number; count: number }>> = [
   { header: 'Score', cell: (band) => band.score, rowHeader: true },
-  { header: 'Catch-alls', cell: (band) => band.count, numeric: true },
+  { header: 'Catch-alls', cell: (band) => num(band.count), numeric: true },
 ];
 
-const rate = (band: CalibrationBand) => (band.bounceRate === null ? '—' : `${(band.bounceRate * 100).toFixed(1)} %`);
+const rate = (band: CalibrationBand) => (band.bounceRate === null ? '—' : percent(band.bounceRate * 100));
 
 const CALIBRATION_COLUMNS: Array<Column<CalibrationBand>> = [
   { header: 'Score', cell: (band) => band.score, rowHeader: true },
-  { header: 'Results', cell: (band) => band.results, numeric: true },
-  { header: 'With outcome', cell: (band) => band.withOutcome, numeric: true },
-  { header: 'Bounced', cell: (band) => band.bounced, numeric: true },
+  { header: 'Results', cell: (band) => num(band.results), numeric: true },
+  { header: 'With outcome', cell: (band) => num(band.withOutcome), numeric: true },
+  { header: 'Bounced', cell: (band) => num(band.bounced), numeric: true },
   { header: 'Bounce rate', cell: rate, numeric: true },
 ];
 
@@ -171,7 +171,9 @@ export function CatchAllCalibration() {
         For each score, your latest catch-all results, how many of them have a reported send outcome (delivered or hard
         bounce) from after the check, and how many of those bounced.
       </p>
-      <ErrorNote error={calibration.error} />
+      {calibration.error && !calibration.data && (
+        <LoadFailed error={calibration.error} what="the calibration" onRetry={calibration.reload} />
+      )}
       {calibration.data ? (
         <DataTable
           columns={CALIBRATION_COLUMNS}

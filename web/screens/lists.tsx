@@ -1,23 +1,27 @@
 import { useState } from 'preact/hooks';
 import { api, get, type Page, post, query } from '../api.ts';
-import { type CsvPreview, previewCsv, saveFile, toCsv } from '../csv.ts';
-import { mapHeader } from '../../src/domain/csv-header.ts';
-import { LEAD_CSV_ALIASES } from '../../src/domain/lead-csv.ts';
+import { Breakdown } from '../breakdown.tsx';
+import { credits, num, phone, STAGE_LABEL, when } from '../format.ts';
 import { ResultSelect } from '../pickers.tsx';
-import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
-import type { Lead, LeadList } from '../types.ts';
+import { useSession } from '../session.ts';
+import { type Column, PagedTable, usePaged } from '../table.tsx';
+import type { BulkJob, Lead, LeadList, VerificationJob } from '../types.ts';
 import {
   ConfirmButton,
-  counted,
   ErrorNote,
+  FieldError,
   fullName,
+  invalidField,
+  LoadFailed,
   Loading,
-  Notice,
+  PaidAction,
   Status,
   useAction,
+  useJobEvents,
   useLoad,
-  when,
 } from '../ui.tsx';
+import { Import } from './import.tsx';
+import { CREDIT_PRICES, estimateCredits } from '../../src/domain/enrichment.ts';
 
 const LIST_COLUMNS: Array<Column<LeadList>> = [
   {
@@ -29,7 +33,7 @@ const LIST_COLUMNS: Array<Column<LeadList>> = [
       </>
     ),
   },
-  { header: 'Leads', cell: (list) => list.leadCount, numeric: true },
+  { header: 'Leads', cell: (list) => num(list.leadCount), numeric: true },
   { header: 'Created', cell: (list) => when(list.createdAt) },
 ];
 
@@ -41,6 +45,7 @@ export function ListsScreen() {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     void create.run(async () => {
+      if (!String(data.get('name') ?? '').trim()) throw invalidField('name', 'is required');
       const list = await post<LeadList>('/api/lists', {
         name: String(data.get('name')),
         description: String(data.get('description') ?? '') || undefined,
@@ -52,21 +57,22 @@ export function ListsScreen() {
   return (
     <section>
       <h1>Lists</h1>
-      <form class="inline card" onSubmit={submit} aria-label="New list">
+      <form class="inline card" onSubmit={submit} aria-label="New list" noValidate>
         <label>
           New list name
           <input name="name" required maxLength={200} />
+          <FieldError error={create.error} field="name" />
         </label>
         <label>
           Description (optional)
           <input name="description" maxLength={1000} />
+          <FieldError error={create.error} field="description" />
         </label>
         <button type="submit" class="primary" disabled={create.busy}>
           Create list
         </button>
-        <ErrorNote error={create.error} />
+        <ErrorNote error={create.error} fields={['name', 'description']} />
       </form>
-      <ErrorNote error={lists.error} />
       <PagedTable
         paged={lists}
         what="your lists"
@@ -91,14 +97,23 @@ export function ListScreen({ listId }: { listId: string }) {
   const action = useAction();
   const [renaming, setRenaming] = useState(false);
 
-  if (list.error) return <ErrorNote error={list.error} />;
-  if (!list.data) return <Loading what="the list" />;
+  if (!list.data)
+    return list.error ? (
+      <LoadFailed error={list.error} what="the list" onRetry={list.reload} />
+    ) : (
+      <Loading what="the list" />
+    );
   const current = list.data;
+  const changed = () => {
+    list.reload();
+    leads.reload();
+  };
 
   const rename = (event: Event) => {
     event.preventDefault();
-    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name'));
+    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name')).trim();
     void action.run(async () => {
+      if (!name) throw invalidField('name', 'is required');
       list.setData(await api<LeadList>('PATCH', `/api/lists/${listId}`, { name }));
       setRenaming(false);
     });
@@ -108,19 +123,6 @@ export function ListScreen({ listId }: { listId: string }) {
       await api('DELETE', `/api/lists/${listId}`);
       location.hash = '#/lists';
     });
-  const exportAll = () =>
-    void action.run(async () => {
-      const all: Lead[] = [];
-      for (let p = 1; ; p++) {
-        const chunk = await get<Page<Lead>>(`/api/lists/${listId}/leads${query({ page: p, limit: 100 })}`);
-        all.push(...chunk.data);
-        if (p >= chunk.totalPages) break;
-      }
-      saveFile(
-        `${current.name}.csv`,
-        toCsv(EXPORT_COLUMNS, all as unknown as Array<Record<string, unknown>>),
-      );
-    });
 
   return (
     <section>
@@ -128,10 +130,11 @@ export function ListScreen({ listId }: { listId: string }) {
         <a href="#/lists">← All lists</a>
       </p>
       {renaming ? (
-        <form class="inline" onSubmit={rename}>
+        <form class="inline" onSubmit={rename} noValidate>
           <label>
             List name
             <input name="name" required defaultValue={current.name} maxLength={200} />
+            <FieldError error={action.error} field="name" />
           </label>
           <button type="submit" class="primary" disabled={action.busy}>
             Save name
@@ -142,7 +145,7 @@ export function ListScreen({ listId }: { listId: string }) {
         </form>
       ) : (
         <h1>
-          {current.name} <span class="count">{current.leadCount} leads</span>
+          {current.name} <span class="count">{num(current.leadCount)} leads</span>
         </h1>
       )}
       <div class="actions">
@@ -157,23 +160,26 @@ export function ListScreen({ listId }: { listId: string }) {
         <a class="button" href={`#/enrichment?list=${listId}`}>
           Enrich leads
         </a>
-        <button type="button" onClick={exportAll} disabled={action.busy || current.leadCount === 0}>
-          Export CSV
-        </button>
+        {/* The service streams the file (any size), with the filters on screen, named after the list. */}
+        <a
+          class="button"
+          href={`/api/lists/${listId}/leads/export${query({ emailStatus: status, search })}`}
+          download={`${current.name}.csv`}
+          aria-disabled={current.leadCount === 0}
+          data-testid="export"
+        >
+          {status || search ? 'Export these leads (CSV)' : 'Export CSV'}
+        </a>
         <ConfirmButton
           label="Delete list"
-          confirm={`Delete "${current.name}" and its ${current.leadCount} leads`}
+          confirm={`Delete "${current.name}" and its ${num(current.leadCount)} leads`}
           onConfirm={remove}
         />
       </div>
-      <ErrorNote error={action.error} />
-      <Import
-        listId={listId}
-        onImported={() => {
-          list.reload();
-          leads.reload();
-        }}
-      />
+      <ErrorNote error={action.error} fields={['name']} />
+      <LatestVerification listId={listId} onFinished={changed} />
+      <FindMissingEmails list={current} onFinished={changed} />
+      <Import listId={listId} onImported={changed} />
       <h2>Leads</h2>
       <form class="inline filters" onSubmit={(event) => event.preventDefault()}>
         <label>
@@ -198,7 +204,6 @@ export function ListScreen({ listId }: { listId: string }) {
           />
         </label>
       </form>
-      <ErrorNote error={leads.error} />
       <PagedTable
         paged={leads}
         what="leads"
@@ -215,20 +220,92 @@ export function ListScreen({ listId }: { listId: string }) {
   );
 }
 
-const EXPORT_COLUMNS = [
-  'firstName',
-  'lastName',
-  'title',
-  'company',
-  'companyDomain',
-  'email',
-  'emailStatus',
-  'networkUrl',
-  'workEmail',
-  'personalEmail',
-  'phone',
-  'source',
-];
+const ACTIVE = (job: VerificationJob) => job.verificationStage !== 'completed' && job.verificationStage !== 'failed';
+
+/** The list's latest verification: its final breakdown, live while it runs (the leads reload when it ends). */
+function LatestVerification({ listId, onFinished }: { listId: string; onFinished: () => void }) {
+  const latest = useLoad(
+    () => get<Page<VerificationJob>>(`/api/verification/jobs${query({ listId, limit: 1 })}`),
+    [listId],
+  );
+  const job = latest.data?.data[0];
+  useJobEvents<VerificationJob>(
+    job && ACTIVE(job) ? `/api/verification/jobs/${job.id}/events` : null,
+    (next) => {
+      latest.setData({ ...latest.data!, data: [next] });
+      if (!ACTIVE(next)) onFinished();
+    },
+    (next) => !ACTIVE(next),
+  );
+  if (!latest.data)
+    return latest.error ? <LoadFailed error={latest.error} what="the latest verification" onRetry={latest.reload} /> : null;
+  if (!job) return <p class="hint">Not verified yet: press “Verify emails” to check the addresses.</p>;
+  return (
+    <div class="card" data-testid="latest-verification">
+      <h2>
+        Latest verification: <a href={`#/verification/${job.id}`}>{STAGE_LABEL[job.verificationStage]}</a>
+        <span class="hint">{when(job.createdAt)}</span>
+      </h2>
+      <Breakdown job={job} />
+    </div>
+  );
+}
+
+/**
+ * "Find missing emails": a bulk enrichment for the work email only (the email finder first, then the paid
+ * providers for what it did not find). At most the work-email price per lead; a lead costs it only when an address
+ * is found Valid. A found address becomes the lead's email when it had none (CONTRACT §15).
+ */
+function FindMissingEmails({ list, onFinished }: { list: LeadList; onFinished: () => void }) {
+  const { me, refresh } = useSession();
+  const action = useAction();
+  const [job, setJob] = useState<BulkJob | null>(null);
+  useJobEvents<BulkJob>(
+    job && job.status !== 'completed' && job.status !== 'failed' ? `/api/enrichment/bulk/${job.jobId}/events` : null,
+    (next) => {
+      setJob(next);
+      void refresh();
+      if (next.status === 'completed') onFinished();
+    },
+    (next) => next.status === 'completed' || next.status === 'failed',
+  );
+  if (list.leadCount === 0) return null;
+  const most = estimateCredits(list.leadCount, ['workEmail']);
+  const start = () =>
+    void action.run(async () => {
+      const created = await post<{ jobId: string }>('/api/enrichment/bulk', { listId: list.id, fields: ['workEmail'] });
+      setJob(await get<BulkJob>(`/api/enrichment/bulk/${created.jobId}`));
+    });
+  return (
+    <div class="card" data-testid="find-missing">
+      <h2>Find missing emails</h2>
+      <p>
+        Looks for each lead’s work email from its name and company domain (or profile URL). At most{' '}
+        <strong>{credits(most)}</strong> ({credits(CREDIT_PRICES.workEmail)} per lead, {num(list.leadCount)} leads),
+        charged only for an address found <strong>Valid</strong>; you have {credits(me.organization.creditBalance)}.
+      </p>
+      {job ? (
+        <p role="status" data-testid="find-missing-status">
+          {job.status === 'completed'
+            ? `Done: ${num(job.successCount)} emails found for ${credits(job.creditsUsed)}.`
+            : job.status === 'failed'
+              ? `The search failed: ${job.failureReason ?? 'no reason was recorded'}.`
+              : `Searching… ${num(job.processedLeads)} of ${num(job.totalLeads)} leads.`}{' '}
+          <a href={`#/enrichment/${job.jobId}`}>Open the job</a>
+        </p>
+      ) : (
+        <PaidAction
+          label="Find missing emails"
+          total={`At most ${credits(most)}`}
+          what={`look for the work email of ${num(list.leadCount)} leads`}
+          onConfirm={start}
+          disabled={action.busy}
+        />
+      )}
+      <ErrorNote error={action.error} />
+    </div>
+  );
+}
 
 const LEAD_COLUMNS: Array<Column<Lead>> = [
   {
@@ -273,100 +350,10 @@ function Enriched({ lead }: { lead: Lead }) {
       {lead.phone && (
         <>
           <dt>Phone</dt>
-          <dd>{lead.phone}</dd>
+          <dd>{phone(lead.phone)}</dd>
         </>
       )}
       {!lead.workEmail && !lead.personalEmail && !lead.phone && <dd>nothing verified found</dd>}
     </dl>
-  );
-}
-
-interface ImportResult {
-  created: number;
-  skipped: number;
-  errors: Array<{ row: number; message: string }>;
-}
-
-function Import({ listId, onImported }: { listId: string; onImported: () => void }) {
-  const [file, setFile] = useState<File | null>(null);
-  const [preview, setPreview] = useState<CsvPreview | null>(null);
-  const [result, setResult] = useState<ImportResult | null>(null);
-  const action = useAction();
-  const pick = async (event: Event) => {
-    const picked = (event.currentTarget as HTMLInputElement).files?.[0] ?? null;
-    setFile(picked);
-    setResult(null);
-    action.setError(null);
-    setPreview(picked ? previewCsv(await picked.slice(0, 64 * 1024).text()) : null);
-  };
-  // The server's own header rules, so the preview shows exactly what the import will read.
-  const mapping = preview ? mapHeader(preview.columns, LEAD_CSV_ALIASES) : new Map<number, string>();
-  const upload = () =>
-    void action.run(async () => {
-      const form = new FormData();
-      form.append('file', file!);
-      setResult(await post<ImportResult>(`/api/lists/${listId}/leads/import`, form));
-      onImported();
-    });
-  return (
-    <details class="card" open={!!file}>
-      <summary>Import leads from a CSV</summary>
-      <p class="hint">
-        One lead per row. Columns named like the lead fields: first_name, last_name, title, company,
-        company_domain, email, network_url, work_email, personal_email, phone (common aliases accepted). Rows
-        that cannot be read are skipped and listed below.
-      </p>
-      <label>
-        CSV file
-        <input type="file" accept=".csv,text/csv" onChange={pick} data-testid="import-file" />
-      </label>
-      {preview && (
-        <>
-          <h3>Preview: {preview.columns.length} columns</h3>
-          <p class="hint">
-            The second header line says which lead field each column fills; columns marked “ignored” are not
-            imported.
-          </p>
-          <DataTable
-            class="preview"
-            columns={preview.columns.map((column, i): Column<string[]> => ({
-              header: column || <em>(empty)</em>,
-              cell: (row) => row[i] ?? '',
-            }))}
-            head={
-              <tr data-testid="column-mapping">
-                {preview.columns.map((_, i) => (
-                  <th key={i} scope="col" class={mapping.has(i) ? 'mapped' : 'ignored'}>
-                    {mapping.has(i) ? `→ ${mapping.get(i)}` : 'ignored'}
-                  </th>
-                ))}
-              </tr>
-            }
-            rows={preview.rows}
-            rowKey={(_, r) => r}
-          />
-          <button type="button" class="primary" onClick={upload} disabled={action.busy}>
-            {action.busy ? 'Importing…' : `Import ${file?.name ?? ''}`}
-          </button>
-        </>
-      )}
-      <ErrorNote error={action.error} />
-      {result && (
-        <div data-testid="import-report">
-          <Notice>
-            Imported {counted(result.created, 'lead')}; {counted(result.skipped, 'row')} refused.
-          </Notice>
-          {result.errors.length > 0 && (
-            <ul class="refused">
-              {result.errors.map((e) => (
-                <li key={e.row}>
-                  Row {e.row}: {e.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
-    </details>
   );
 }

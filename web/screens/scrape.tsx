@@ -3,10 +3,12 @@ import { get, post, query } from '../api.ts';
 import { SAMPLES } from '../samples.ts';
 import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { ScrapeItem, ScrapeJob } from '../types.ts';
+import { num, when, words } from '../format.ts';
 import {
   ErrorNote,
   fullName,
   JobFailure,
+  LoadFailed,
   Loading,
   Notice,
   Pager,
@@ -14,9 +16,9 @@ import {
   useAction,
   useJobEvents,
   useLoad,
-  when,
-  words,
 } from '../ui.tsx';
+
+const KIND_LABEL: Record<ScrapeJob['inputType'], string> = { companies: 'Companies', names: 'Names', domains: 'Domains' };
 
 const KINDS = [
   [
@@ -41,14 +43,14 @@ const KINDS = [
 
 const JOB_COLUMNS: Array<Column<ScrapeJob>> = [
   { header: 'Name', cell: (job) => <a href={`#/scrape/${job.id}`}>{job.name}</a> },
-  { header: 'Kind', cell: (job) => job.inputType },
-  { header: 'Status', cell: (job) => job.status },
-  { header: 'Found', cell: (job) => `${job.foundItems} of ${job.totalItems}`, numeric: true },
+  { header: 'Kind', cell: (job) => KIND_LABEL[job.inputType] },
+  { header: 'Status', cell: (job) => words(job.status) },
+  { header: 'Found', cell: (job) => `${num(job.foundItems)} of ${num(job.totalItems)}`, numeric: true },
   { header: 'Started', cell: (job) => when(job.createdAt) },
 ];
 
 const ITEM_COLUMNS: Array<Column<ScrapeItem>> = [
-  { header: 'Row', cell: (item) => item.rowNumber, numeric: true },
+  { header: 'Row', cell: (item) => num(item.rowNumber), numeric: true },
   { header: 'Input', cell: (item) => [item.company ?? item.domain, item.role].filter(Boolean).join(' · ') },
   {
     header: 'Status',
@@ -128,7 +130,6 @@ export function ScrapeScreen() {
         <ErrorNote error={upload.error} />
       </form>
       <h2>Jobs</h2>
-      <ErrorNote error={jobs.error} />
       <PagedTable
         paged={jobs}
         what="scrape jobs"
@@ -163,8 +164,12 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
   );
   const action = useAction();
   const [synced, setSynced] = useState<{ listId: string; leadsCount: number; message: string } | null>(null);
-  if (job.error) return <ErrorNote error={job.error} />;
-  if (!job.data) return <Loading what="the scrape job" />;
+  if (!job.data)
+    return job.error ? (
+      <LoadFailed error={job.error} what="the scrape job" onRetry={job.reload} />
+    ) : (
+      <Loading what="the scrape job" />
+    );
   const j = job.data;
   const control = (verb: 'pause' | 'resume') =>
     void action.run(async () => {
@@ -185,12 +190,12 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
       {j.status === 'failed' && <JobFailure reason={j.failureReason} />}
       <dl class="facts">
         <dt>Kind</dt>
-        <dd>{j.inputType}</dd>
+        <dd>{KIND_LABEL[j.inputType]}</dd>
         <dt>Status</dt>
         <dd data-testid="scrape-status">{words(j.status)}</dd>
         <dt>Found</dt>
         <dd data-testid="found">
-          {j.foundItems} profiles in {j.completedItems} rows searched
+          {num(j.foundItems)} profiles in {num(j.completedItems)} rows searched
         </dd>
       </dl>
       <Progress done={j.completedItems} total={j.totalItems} label="Scrape progress" />
@@ -227,9 +232,12 @@ export function ScrapeJobScreen({ jobId }: { jobId: string }) {
         </p>
       )}
       <h2>Items</h2>
-      <ErrorNote error={items.error} />
       {!items.data ? (
-        <Loading what="items" />
+        items.error ? (
+          <LoadFailed error={items.error} what="the items" onRetry={items.reload} />
+        ) : (
+          <Loading what="items" />
+        )
       ) : (
         <>
           <DataTable

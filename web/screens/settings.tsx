@@ -6,21 +6,71 @@ import { WEBHOOK_EVENTS } from '../../src/domain/webhook-events.ts';
 import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
 import type { ApiKey, Delivery, Endpoint, ProviderSetting } from '../types.ts';
 import { EgressPanel } from './egress-panel.tsx';
-import { ConfirmButton, Empty, ErrorNote, Loading, Notice, useAction, useLoad, when, words } from '../ui.tsx';
+import { num, when, words } from '../format.ts';
+import { isOwner, useSession } from '../session.ts';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorNote,
+  FieldError,
+  invalidField,
+  LoadFailed,
+  Loading,
+  Notice,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
+
+/** Settings' own pages: the organization's settings and its members. */
+export function SettingsNav() {
+  const current = location.hash.startsWith('#/settings/members') ? 'members' : 'settings';
+  return (
+    <nav class="subnav" aria-label="Settings pages">
+      <a href="#/settings" aria-current={current === 'settings' ? 'page' : undefined}>
+        Keys, providers and webhooks
+      </a>
+      <a href="#/settings/members" aria-current={current === 'members' ? 'page' : undefined}>
+        Members
+      </a>
+    </nav>
+  );
+}
 
 export function SettingsScreen() {
+  const { me } = useSession();
   return (
     <section>
       <h1>Settings</h1>
-      <Providers />
-      <ApiKeys />
-      <Webhooks />
+      <SettingsNav />
+      {isOwner(me) ? (
+        <>
+          <Providers />
+          <ApiKeys />
+          <Webhooks />
+        </>
+      ) : (
+        <p class="notice" data-testid="member-settings">
+          API keys, enrichment providers, webhooks and members are managed by your organization's owner. Ask
+          them for a key or a change.
+        </p>
+      )}
       <EgressPanel />
     </section>
   );
 }
 
-const PROVIDER_NAMES: Record<string, string> = { pdl: 'People Data Labs', hunter: 'Hunter', lusha: 'Lusha' };
+const PROVIDER_NAMES: Record<string, string> = {
+  pdl: 'People Data Labs',
+  hunter: 'Hunter',
+  lusha: 'Lusha',
+  finder: 'Email finder (this service)',
+};
+const KIND_LABEL: Record<string, string> = {
+  person_enrichment: 'people data',
+  email_discovery_verification: 'email discovery and verification',
+  business_email_phone: 'business emails and phones',
+  finder: 'finds work emails by asking the mail servers (free unless found valid)',
+};
 
 function Providers() {
   const providers = useLoad(
@@ -65,17 +115,21 @@ function Providers() {
         Enrichment asks the enabled providers in this order until one has the data. Keys you store are
         encrypted and never shown again; without one, the platform’s key is used when there is one.
       </p>
-      <ErrorNote error={providers.error ?? action.error} />
+      <ErrorNote error={action.error} />
       {saved && <Notice>{saved}</Notice>}
       {!providers.data ? (
-        <Loading what="providers" />
+        providers.error ? (
+          <LoadFailed error={providers.error} what="the providers" onRetry={providers.reload} />
+        ) : (
+          <Loading what="providers" />
+        )
       ) : (
         <ol class="providers">
           {list.map((p, i) => (
             <li key={p.provider} data-testid={`provider-${p.provider}`}>
               <div class="provider-head">
                 <strong>{PROVIDER_NAMES[p.provider] ?? p.provider}</strong>{' '}
-                <span class="hint">{words(p.kind)}</span>
+                <span class="hint">{KIND_LABEL[p.kind] ?? words(p.kind)}</span>
                 <label class="choice">
                   <input
                     type="checkbox"
@@ -109,35 +163,38 @@ function Providers() {
                   ↓ Down
                 </button>
               </div>
-              <form class="inline" onSubmit={saveKey(p.provider)}>
-                <label>
-                  Your own API key
-                  <input
-                    name="apiKey"
-                    type="password"
-                    autoComplete="off"
-                    placeholder={
-                      p.hasApiKey
-                        ? 'stored (enter a new one to replace it)'
-                        : p.hasPlatformKey
-                          ? 'none: the platform key is used'
-                          : 'none'
-                    }
-                  />
-                </label>
-                <button type="submit" disabled={action.busy}>
-                  Save key
-                </button>
-                {p.hasApiKey && (
-                  <button
-                    type="button"
-                    disabled={action.busy}
-                    onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}
-                  >
-                    Remove key
+              {/* The service's own finder (CONTRACT §14) takes no key. */}
+              {(p.provider as string) !== 'finder' && (
+                <form class="inline" onSubmit={saveKey(p.provider)}>
+                  <label>
+                    Your own API key
+                    <input
+                      name="apiKey"
+                      type="password"
+                      autoComplete="off"
+                      placeholder={
+                        p.hasApiKey
+                          ? 'stored (enter a new one to replace it)'
+                          : p.hasPlatformKey
+                            ? 'none: the platform key is used'
+                            : 'none'
+                      }
+                    />
+                  </label>
+                  <button type="submit" disabled={action.busy}>
+                    Save key
                   </button>
-                )}
-              </form>
+                  {p.hasApiKey && (
+                    <button
+                      type="button"
+                      disabled={action.busy}
+                      onClick={() => update({ provider: p.provider, apiKey: null }, 'The key is removed.')}
+                    >
+                      Remove key
+                    </button>
+                  )}
+                </form>
+              )}
             </li>
           ))}
         </ol>
@@ -189,6 +246,8 @@ function ApiKeys() {
     const data = new FormData(form);
     const expiry = String(data.get('expiresAt') ?? '');
     void action.run(async () => {
+      if (!String(data.get('name') ?? '').trim()) throw invalidField('name', 'is required');
+      if (data.getAll('scopes').length === 0) throw invalidField('scopes', 'choose at least one');
       const key = await post<ApiKey & { key: string }>('/api/api-keys', {
         name: data.get('name'),
         scopes: data.getAll('scopes'),
@@ -211,13 +270,15 @@ function ApiKeys() {
         For integrations (a CRM, a dialer): each key acts for this organization with the scopes you give it.
         See the API docs at <a href="/docs">/docs</a>.
       </p>
-      <form onSubmit={create} aria-label="New API key">
+      <form onSubmit={create} aria-label="New API key" noValidate>
         <label>
           Key name
           <input name="name" required maxLength={200} />
+          <FieldError error={action.error} field="name" />
         </label>
         <fieldset>
           <legend>Scopes</legend>
+          <FieldError error={action.error} field="scopes" />
           <div class="checks">
             {ALL_SCOPES.map((scope) => (
               <label key={scope} class="choice">
@@ -230,19 +291,24 @@ function ApiKeys() {
         <label>
           Expires on (optional)
           <input name="expiresAt" type="date" />
+          <FieldError error={action.error} field="expiresAt" />
         </label>
         <button type="submit" class="primary" disabled={action.busy}>
           Create key
         </button>
       </form>
-      <ErrorNote error={action.error ?? keys.error} />
+      <ErrorNote error={action.error} fields={['name', 'scopes', 'expiresAt']} />
       {secret && (
         <ShownOnce secret={secret} testId="new-key" onCopied={() => setSecret(null)}>
           Copy this key now: it is not shown again.
         </ShownOnce>
       )}
       {!keys.data ? (
-        <Loading what="API keys" />
+        keys.error ? (
+          <LoadFailed error={keys.error} what="the API keys" onRetry={keys.reload} />
+        ) : (
+          <Loading what="API keys" />
+        )
       ) : (
         <DataTable
           columns={[
@@ -281,6 +347,10 @@ function Webhooks() {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     void action.run(async () => {
+      const url = String(data.get('url') ?? '').trim();
+      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+        throw invalidField('url', 'is not a web address: the webhook URL starts with https://');
+      if (data.getAll('events').length === 0) throw invalidField('events', 'choose at least one');
       const endpoint = await post<Endpoint & { secret: string }>('/api/webhooks', {
         url: data.get('url'),
         events: data.getAll('events'),
@@ -303,13 +373,15 @@ function Webhooks() {
         The service calls your URL when a job needs a decision, completes or fails, signed with the endpoint’s
         secret (Standard Webhooks).
       </p>
-      <form onSubmit={create} aria-label="New webhook endpoint">
+      <form onSubmit={create} aria-label="New webhook endpoint" noValidate>
         <label>
           Endpoint URL
           <input name="url" required placeholder="https://crm.example.com/hooks/leads" />
+          <FieldError error={action.error} field="url" />
         </label>
         <fieldset>
           <legend>Events</legend>
+          <FieldError error={action.error} field="events" />
           <div class="checks">
             <label class="choice">
               <input type="checkbox" name="events" value="*" />
@@ -331,14 +403,18 @@ function Webhooks() {
           Add endpoint
         </button>
       </form>
-      <ErrorNote error={action.error ?? endpoints.error} />
+      <ErrorNote error={action.error} fields={['url', 'events']} />
       {secret && (
         <ShownOnce secret={secret} testId="new-webhook" onCopied={() => setSecret(null)}>
           The signing secret, shown once: store it with your receiver.
         </ShownOnce>
       )}
       {!endpoints.data ? (
-        <Loading what="webhook endpoints" />
+        endpoints.error ? (
+          <LoadFailed error={endpoints.error} what="the webhook endpoints" onRetry={endpoints.reload} />
+        ) : (
+          <Loading what="webhook endpoints" />
+        )
       ) : endpoints.data.data.length === 0 ? (
         <Empty>No endpoint yet. Add one to hear about finished jobs without polling.</Empty>
       ) : (
@@ -388,8 +464,8 @@ const DELIVERY_COLUMNS: Array<Column<Delivery>> = [
       </>
     ),
   },
-  { header: 'Status', cell: (d) => d.status },
-  { header: 'Attempts', cell: (d) => d.attempts, numeric: true },
+  { header: 'Status', cell: (d) => words(d.status) },
+  { header: 'Attempts', cell: (d) => num(d.attempts), numeric: true },
   { header: 'Last answer', cell: (d) => d.lastStatusCode ?? d.lastError ?? '—' },
   { header: 'Next attempt', cell: (d) => when(d.nextAttemptAt) },
 ];
@@ -412,7 +488,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
         </button>
       </div>
       {sent && <Notice>The delivery is sent again.</Notice>}
-      <ErrorNote error={action.error ?? deliveries.error} />
+      <ErrorNote error={action.error} />
       <PagedTable
         paged={deliveries}
         what="deliveries"

@@ -1,60 +1,48 @@
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api.ts';
+import { Breakdown, BreakdownCell } from '../breakdown.tsx';
+import { clock, DECISION_LABEL, METHOD_LABEL, money, num, percent, SOURCE_LABEL, STAGE_LABEL, when, words } from '../format.ts';
 import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
 import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
+import type { VerificationMethod } from '../../src/domain/verification.ts';
 import type { DomainStat, Estimate, Transcript, VerificationJob, VerificationResult } from '../types.ts';
 import {
   Empty,
   ErrorNote,
   hashParam,
   JobFailure,
+  LoadFailed,
   Loading,
   Notice,
-  percent,
+  PaidAction,
   Progress,
   Status,
-  money,
   useAction,
   useJobEvents,
   useLoad,
-  when,
-  words,
 } from '../ui.tsx';
 
-import { API_PRICE_MICROS } from '../../src/domain/verification.ts';
 import { CatchAllCalibration, CatchAllScore, ScoredFill, type ScoreRange, ScoreFilter } from './catch-all.tsx';
-
-/** The provider's price per address; a job's estimate route answers the same figure. */
-const PRICE_PER_EMAIL = API_PRICE_MICROS / 1_000_000;
-
-const METHODS = [
-  {
-    value: 'smtp_only',
-    title: 'SMTP check (free)',
-    text: 'Asks each address’s mail server whether the mailbox exists, without sending mail. Free. Some servers accept every address (catch-all) or do not answer (unknown): those stay open.',
-  },
-  {
-    value: 'smtp_api_fallback',
-    title: `SMTP, then pay to fill the gaps (${money(PRICE_PER_EMAIL)} per gap)`,
-    text: 'Runs the free SMTP check first, then shows what is still unknown or catch-all and what filling it would cost. You choose: keep the free result, or pay the verification provider for the unknowns, the catch-alls or both.',
-  },
-  {
-    value: 'api_only',
-    title: `Provider only (${money(PRICE_PER_EMAIL)} per email)`,
-    text: 'Free syntax and domain checks first (bad addresses cost nothing), then every remaining address goes to the paid verification provider.',
-  },
-] as const;
+import { apiOnlyCeiling, METHODS } from './methods.ts';
+import { QuickVerify, UploadAndVerify } from './verify-quick.tsx';
 
 const TERMINAL = (job: VerificationJob) =>
   job.verificationStage === 'completed' || job.verificationStage === 'failed';
 
-const JOB_COLUMNS: Array<Column<VerificationJob>> = [
-  { header: 'List', cell: (job) => <a href={`#/verification/${job.id}`}>{job.listName}</a> },
-  { header: 'Method', cell: (job) => words(job.verificationMethod) },
-  { header: 'Stage', cell: (job) => words(job.verificationStage) },
-  { header: 'Emails', cell: (job) => job.totalEmails, numeric: true },
-  { header: 'Coverage', cell: (job) => percent(job.coveragePercentage), numeric: true },
+export const JOB_COLUMNS: Array<Column<VerificationJob>> = [
+  {
+    header: 'List',
+    cell: (job) => (
+      <>
+        <a href={`#/verification/${job.id}`}>{job.listName}</a>
+        <div class="hint">{METHOD_LABEL[job.verificationMethod]}</div>
+      </>
+    ),
+  },
+  { header: 'Stage', cell: (job) => STAGE_LABEL[job.verificationStage] },
+  { header: 'Emails', cell: (job) => num(job.totalEmails), numeric: true },
+  { header: 'Result', cell: (job) => <BreakdownCell job={job} /> },
   { header: 'Started', cell: (job) => when(job.createdAt) },
 ];
 
@@ -62,56 +50,82 @@ export function VerificationScreen() {
   const lists = usePickableLists();
   const jobs = usePaged<VerificationJob>('/api/verification/jobs');
   const start = useAction();
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget as HTMLFormElement);
+  const [listId, setListId] = useState<string | undefined>(hashParam('list') ?? undefined);
+  const [method, setMethod] = useState<VerificationMethod>('smtp_only');
+  const list = lists.data?.data.find((l) => l.id === listId) ?? lists.data?.data[0];
+  const begin = () =>
     void start.run(async () => {
       const job = await post<VerificationJob>('/api/verification/jobs', {
-        listId: data.get('listId'),
-        verificationMethod: data.get('method'),
+        listId: list!.id,
+        verificationMethod: method,
       });
       location.hash = `#/verification/${job.id}`;
     });
-  };
-  const preselected = hashParam('list') ?? undefined;
   return (
     <section>
       <h1>Email verification</h1>
-      <form class="card" onSubmit={submit} aria-label="Start a verification">
+      <QuickVerify />
+      <UploadAndVerify />
+      <form
+        class="card"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (method !== 'api_only') begin();
+        }}
+        aria-label="Start a verification"
+      >
         <h2>Verify a list</h2>
         {lists.data && lists.data.total === 0 ? (
           <Empty>
-            You have no list to verify yet. <a href="#/lists">Create a list and import leads</a> first.
+            You have no list to verify yet. <a href="#/lists">Create a list and import leads</a>, or upload a file
+            above.
           </Empty>
         ) : (
           <>
-            <ListSelect name="listId" lists={lists.data?.data ?? []} defaultValue={preselected} />
+            <ListSelect lists={lists.data?.data ?? []} value={list?.id} onPick={setListId} />
             <fieldset>
               <legend>Method</legend>
-              {METHODS.map((method, i) => (
-                <label key={method.value} class="choice">
-                  <input type="radio" name="method" value={method.value} defaultChecked={i === 0} />
+              {METHODS.map((m) => (
+                <label key={m.value} class="choice">
+                  <input
+                    type="radio"
+                    name="method"
+                    value={m.value}
+                    checked={method === m.value}
+                    onChange={() => setMethod(m.value)}
+                  />
                   <span>
-                    <strong>{method.title}</strong>
-                    <span class="hint">{method.text}</span>
+                    <strong>{m.title}</strong>
+                    <span class="hint">{m.text}</span>
                   </span>
                 </label>
               ))}
             </fieldset>
-            <button type="submit" class="primary" disabled={start.busy || !lists.data}>
-              Start verification
-            </button>
+            {method === 'api_only' ? (
+              <PaidAction
+                label="Start verification"
+                total={`At most ${apiOnlyCeiling(list?.leadCount ?? 0)}`}
+                what={`verify the addresses of ${num(list?.leadCount ?? 0)} leads with the provider`}
+                onConfirm={begin}
+                disabled={start.busy || !list}
+              />
+            ) : (
+              <button type="submit" class="primary" disabled={start.busy || !list}>
+                Start verification
+              </button>
+            )}
           </>
         )}
-        <ErrorNote error={start.error ?? lists.error} />
+        <ErrorNote error={start.error} />
+        {lists.error && !lists.data && <LoadFailed error={lists.error} what="your lists" onRetry={lists.reload} />}
       </form>
       <h2>Jobs</h2>
-      <ErrorNote error={jobs.error} />
       <PagedTable
         paged={jobs}
         what="verification jobs"
         columns={JOB_COLUMNS}
         rowKey={(job) => job.id}
+        testId="verification-jobs"
         empty="No verification yet: pick a list and a method above."
       />
       <CatchAllCalibration />
@@ -119,16 +133,7 @@ export function VerificationScreen() {
   );
 }
 
-const STAGE_TEXT: Record<VerificationJob['verificationStage'], string> = {
-  pending: 'Waiting to start',
-  smtp_verifying: 'Checking mail servers',
-  awaiting_decision: 'Waiting for your decision',
-  api_verifying: 'Verifying with the provider',
-  completed: 'Completed',
-  failed: 'Failed',
-};
-
-/** One row of the counts table: who gave the results (SMTP or the provider) and how many of each. */
+/** One row of the counts table: who gave the results (the mail servers or the provider) and how many of each. */
 interface CountRow {
   by: string;
   valid: number;
@@ -139,7 +144,7 @@ interface CountRow {
 
 const countRows = (j: VerificationJob): CountRow[] => [
   {
-    by: 'SMTP',
+    by: 'Mail servers',
     valid: j.smtpValidCount,
     invalid: j.smtpInvalidCount,
     catchAll: j.smtpCatchAllCount,
@@ -159,11 +164,11 @@ const countRows = (j: VerificationJob): CountRow[] => [
 ];
 
 const COUNT_COLUMNS: Array<Column<CountRow>> = [
-  { header: null, cell: (row) => row.by, rowHeader: true },
-  { header: 'Valid', cell: (row) => row.valid },
-  { header: 'Invalid', cell: (row) => row.invalid },
-  { header: 'Catch-all', cell: (row) => row.catchAll },
-  { header: 'Unknown', cell: (row) => row.unknown },
+  { header: 'Checked by', cell: (row) => row.by, rowHeader: true },
+  { header: 'Valid', cell: (row) => num(row.valid), numeric: true },
+  { header: 'Invalid', cell: (row) => num(row.invalid), numeric: true },
+  { header: 'Catch-All', cell: (row) => num(row.catchAll), numeric: true },
+  { header: 'Unknown', cell: (row) => num(row.unknown), numeric: true },
 ];
 
 const DOMAIN_COLUMNS: Array<Column<DomainStat>> = [
@@ -176,11 +181,11 @@ const DOMAIN_COLUMNS: Array<Column<DomainStat>> = [
       </>
     ),
   },
-  { header: 'Emails', cell: (d) => d.totalEmails, numeric: true },
-  { header: 'Valid', cell: (d) => d.validCount, numeric: true },
-  { header: 'Invalid', cell: (d) => d.invalidCount, numeric: true },
-  { header: 'Catch-all', cell: (d) => d.catchAllCount, numeric: true },
-  { header: 'Unknown', cell: (d) => d.unknownCount, numeric: true },
+  { header: 'Emails', cell: (d) => num(d.totalEmails), numeric: true },
+  { header: 'Valid', cell: (d) => num(d.validCount), numeric: true },
+  { header: 'Invalid', cell: (d) => num(d.invalidCount), numeric: true },
+  { header: 'Catch-All', cell: (d) => num(d.catchAllCount), numeric: true },
+  { header: 'Unknown', cell: (d) => num(d.unknownCount), numeric: true },
 ];
 
 export function VerificationJobScreen({ jobId }: { jobId: string }) {
@@ -193,14 +198,19 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
   useJobEvents<VerificationJob>(
     job.data && !TERMINAL(job.data) ? `/api/verification/jobs/${jobId}/events` : null,
     (next) => {
+      const stageChanged = next.verificationStage !== job.data?.verificationStage;
       job.setData(next);
       domains.reload();
-      if (TERMINAL(next) || next.verificationStage === 'awaiting_decision') setResultsVersion((v) => v + 1);
+      if (stageChanged || TERMINAL(next)) setResultsVersion((v) => v + 1);
     },
     TERMINAL,
   );
-  if (job.error) return <ErrorNote error={job.error} />;
-  if (!job.data) return <Loading what="the verification job" />;
+  if (!job.data)
+    return job.error ? (
+      <LoadFailed error={job.error} what="the verification job" onRetry={job.reload} />
+    ) : (
+      <Loading what="the verification job" />
+    );
   const j = job.data;
   const running = !TERMINAL(j) && j.verificationStage !== 'awaiting_decision';
   return (
@@ -224,16 +234,16 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
       {j.verificationStage === 'failed' && <JobFailure reason={j.failureReason} />}
       <dl class="facts">
         <dt>Method</dt>
-        <dd>{words(j.verificationMethod)}</dd>
+        <dd>{METHOD_LABEL[j.verificationMethod]}</dd>
         <dt>Stage</dt>
-        <dd data-testid="stage">{STAGE_TEXT[j.verificationStage]}</dd>
+        <dd data-testid="stage">{STAGE_LABEL[j.verificationStage]}</dd>
         <dt>Coverage</dt>
         <dd data-testid="coverage">{percent(j.coveragePercentage)} of addresses have a definite answer</dd>
         {j.apiVerifiedEmails > 0 && (
           <>
             <dt>Provider</dt>
             <dd>
-              {j.apiVerifiedEmails} emails verified for {money(j.apiCost)}
+              {num(j.apiVerifiedEmails)} emails verified for {money(j.apiCost)}
             </dd>
           </>
         )}
@@ -241,21 +251,27 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
       {running && <Progress done={j.processedEmails} total={j.totalEmails} label="Verification progress" />}
       {j.deferredCount > 0 && (
         <Notice>
-          {j.deferredCount} addresses were asked to retry later (greylisting); they are retried automatically.
+          {num(j.deferredCount)} {j.deferredCount === 1 ? 'address was' : 'addresses were'} asked by their mail
+          server to try again later (greylisting); they are retried automatically. Last update{' '}
+          {clock(new Date(j.updatedAt))}.
         </Notice>
       )}
-      <DataTable
-        columns={COUNT_COLUMNS}
-        rows={countRows(j)}
-        rowKey={(row) => row.by}
-        testId="counts"
-        class="counts"
-        wrapClass="counts-wrap"
-      />
+      <Breakdown job={j} />
+      <details>
+        <summary>By stage</summary>
+        <DataTable
+          columns={COUNT_COLUMNS}
+          rows={countRows(j)}
+          rowKey={(row) => row.by}
+          testId="counts"
+          class="counts"
+          wrapClass="counts-wrap"
+        />
+      </details>
       {j.verificationStage === 'awaiting_decision' && <Decision jobId={jobId} onDecided={job.reload} />}
       {j.userDecision && (
         <p>
-          Your decision: {words(j.userDecision)}
+          Your decision: {DECISION_LABEL[j.userDecision]}
           {j.catchAllMaxScore !== null ? `, catch-alls scored 0–${j.catchAllMaxScore} only` : ''}.
         </p>
       )}
@@ -267,6 +283,8 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
           rowKey={(d) => d.domain}
           testId="domains"
         />
+      ) : domains.error && !domains.data ? (
+        <LoadFailed error={domains.error} what="the domains" onRetry={domains.reload} />
       ) : (
         <p class="hint">Domains appear as their servers are checked.</p>
       )}
@@ -285,59 +303,47 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
       onDecided();
       void refresh();
     });
-  if (estimate.error) return <ErrorNote error={estimate.error} />;
-  if (!estimate.data) return <Loading what="the cost estimate" />;
+  if (!estimate.data)
+    return estimate.error ? (
+      <LoadFailed error={estimate.error} what="the cost estimate" onRetry={estimate.reload} />
+    ) : (
+      <Loading what="the cost estimate" />
+    );
   const e = estimate.data;
-  const choices = [
-    [
-      'accept_current',
-      'Keep the free result',
-      null,
-      1,
-      `Coverage stays at ${percent(e.currentCoveragePercentage)}.`,
-    ],
-    [
-      'fill_unknowns_only',
-      `Verify the ${e.unknownCount} unknown`,
-      e.fillUnknownsCost,
-      e.unknownCount,
-      'Servers that did not answer.',
-    ],
-    [
-      'fill_catchall_only',
-      `Verify the ${e.catchAllCount} catch-all`,
-      e.fillCatchAllCost,
-      e.catchAllCount,
-      'Domains that accept every address.',
-    ],
-    [
-      'fill_all_gaps',
-      `Verify all ${e.totalGapCount} gaps`,
-      e.fillAllGapsCost,
-      e.totalGapCount,
-      `Coverage up to ${percent(e.projectedCoveragePercentage)}.`,
-    ],
+  const paid = [
+    ['fill_unknowns_only', `Verify the ${num(e.unknownCount)} unknown`, e.fillUnknownsCost, e.unknownCount, 'Servers that did not answer.'],
+    ['fill_catchall_only', `Verify the ${num(e.catchAllCount)} catch-all`, e.fillCatchAllCost, e.catchAllCount, 'Domains that accept every address.'],
+    ['fill_all_gaps', `Verify all ${num(e.totalGapCount)} gaps`, e.fillAllGapsCost, e.totalGapCount, `Coverage up to ${percent(e.projectedCoveragePercentage)}.`],
   ] as const;
   return (
     <div class="card decision" data-testid="decision">
       <h2>Fill the gaps?</h2>
       <p>
-        The free check left {e.unknownCount} unknown and {e.catchAllCount} catch-all addresses. The provider
+        The free check left {num(e.unknownCount)} unknown and {num(e.catchAllCount)} catch-all addresses. The provider
         checks them for {money(e.costPerEmail)} each.
       </p>
       <div class="choices">
-        {choices.map(([decision, label, cost, count, note]) => (
-          <button
+        <button type="button" disabled={action.busy} onClick={() => decide('accept_current')}>
+          <span>Keep the free result</span>
+          <strong class="price">free</strong>
+          <span class="hint">Coverage stays at {percent(e.currentCoveragePercentage)}.</span>
+        </button>
+        {paid.map(([decision, label, cost, count, note]) => (
+          <PaidAction
             key={decision}
-            type="button"
-            class={cost === null ? '' : 'primary'}
+            class="primary choice-button"
+            label={
+              <>
+                <span>{label}</span>
+                <strong class="price">{money(cost)}</strong>
+                <span class="hint">{count === 0 ? 'Nothing to fill.' : note}</span>
+              </>
+            }
+            total={money(cost)}
+            what={`verify ${num(count)} addresses with the provider`}
             disabled={action.busy || count === 0}
-            onClick={() => decide(decision)}
-          >
-            <span>{label}</span>
-            <strong class="price">{cost === null ? 'free' : money(cost)}</strong>
-            <span class="hint">{count === 0 ? 'Nothing to fill.' : note}</span>
-          </button>
+            onConfirm={() => decide(decision)}
+          />
         ))}
       </div>
       {e.catchAllCount > 0 && <ScoredFill estimate={e} busy={action.busy} onDecide={decide} />}
@@ -353,7 +359,7 @@ const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
     cell: (r) => (
       <>
         <Status value={r.result} />
-        <div class="hint">by {r.source ?? '—'}</div>
+        <div class="hint">by {r.source ? (SOURCE_LABEL[r.source] ?? words(r.source)) : '—'}</div>
         <CatchAllScore score={r.catchAllScore} reasons={r.catchAllReasons} />
       </>
     ),
@@ -381,8 +387,38 @@ const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
       </>
     ),
   },
-  { header: 'Attempts', cell: (r) => r.attempts, numeric: true },
+  { header: 'Attempts', cell: (r) => num(r.attempts), numeric: true },
 ];
+
+/** The ready-made downloads (CONTRACT §15: `result` takes a comma list; `columns=lead` adds the lead's columns). */
+const SEGMENTS = [
+  ['Valid', 'Valid'],
+  ['Valid + Catch-All', 'Valid,Catch-All'],
+  ['Invalid', 'Invalid'],
+  ['All', ''],
+] as const;
+
+export const downloadHref = (jobId: string, params: Record<string, string>) =>
+  `/api/verification/jobs/${jobId}/results/download${query({ ...params, columns: 'lead' })}`;
+
+function Downloads({ jobId, filter, scores }: { jobId: string; filter: string; scores: ScoreRange }) {
+  const filtered = filter !== '' || scores.minScore !== '' || scores.maxScore !== '';
+  return (
+    <div class="downloads" data-testid="downloads">
+      <span>Download CSV (with the leads’ names and companies):</span>
+      {SEGMENTS.map(([label, result]) => (
+        <a key={label} class="button" href={downloadHref(jobId, { result })} download>
+          {label}
+        </a>
+      ))}
+      {filtered && (
+        <a class="button" href={downloadHref(jobId, { result: filter, ...scores })} download data-testid="download-filtered">
+          As filtered below
+        </a>
+      )}
+    </div>
+  );
+}
 
 function Results({ jobId, version }: { jobId: string; version: number }) {
   const [filter, setFilter] = useState('');
@@ -395,16 +431,8 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
   const [open, setOpen] = useState<string | null>(null);
   return (
     <>
-      <h2>
-        Results{' '}
-        <a
-          class="button"
-          href={`/api/verification/jobs/${jobId}/results/download${query({ result: filter, ...scores })}`}
-          download
-        >
-          Download CSV
-        </a>
-      </h2>
+      <h2>Results</h2>
+      <Downloads jobId={jobId} filter={filter} scores={scores} />
       <label class="inline">
         Show
         <ResultSelect
@@ -422,7 +450,6 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
           setScores(range);
         }}
       />
-      <ErrorNote error={results.error} />
       <PagedTable
         paged={results}
         what="results"
@@ -445,6 +472,7 @@ function Results({ jobId, version }: { jobId: string; version: number }) {
         rowKey={(r) => r.email}
         detail={(r) => open === r.email && <TranscriptView jobId={jobId} email={r.email} />}
         testId="results"
+        class="results"
         empty="No result yet: addresses appear here as they are checked."
       />
     </>
@@ -456,8 +484,12 @@ function TranscriptView({ jobId, email }: { jobId: string; email: string }) {
     () => get<Transcript>(`/api/verification/jobs/${jobId}/results/${encodeURIComponent(email)}`),
     [jobId, email],
   );
-  if (detail.error) return <ErrorNote error={detail.error} />;
-  if (!detail.data) return <Loading what="the transcript" />;
+  if (!detail.data)
+    return detail.error ? (
+      <LoadFailed error={detail.error} what="the transcript" onRetry={detail.reload} />
+    ) : (
+      <Loading what="the transcript" />
+    );
   if (detail.data.transcript.length === 0)
     return <p class="hint">No SMTP conversation was recorded for this address.</p>;
   return (
