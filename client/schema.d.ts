@@ -1358,6 +1358,13 @@ export interface components {
             userDecision: "accept_current" | "fill_unknowns_only" | "fill_catchall_only" | "fill_all_gaps" | null;
             /** @description The score bound of the decision: only Catch-All results scored at or below it went to the provider */
             catchAllMaxScore: number | null;
+            /** @description Each address's last result, whichever stage (mail server or provider) decided it */
+            finalCounts: {
+                valid: number;
+                invalid: number;
+                catchAll: number;
+                unknown: number;
+            };
             /**
              * Format: date-time
              * @example 2026-11-20T12:00:00.000Z

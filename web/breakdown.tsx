@@ -1,56 +1,9 @@
 // One answer per verification job: how many addresses are Valid, Invalid, Catch-All and Unknown in the end,
 // whichever stage (mail server or provider) decided them, with a bar chart the dashboard draws itself (SVG).
-import { get, type Page } from './api.ts';
 import { num, share } from './format.ts';
-import type { VerificationJob, VerificationResult } from './types.ts';
-import { useLoad } from './ui.tsx';
+import type { VerificationJob } from './types.ts';
 
-export interface FinalCounts {
-  valid: number;
-  invalid: number;
-  catchAll: number;
-  unknown: number;
-}
-
-/**
- * The final counts from the job's own figures: an address the provider answered has its provider result, any other
- * its mail-server result. Valid and Invalid are never sent to the provider, so they add up exactly; Catch-All and
- * Unknown do too unless both kinds of gap went to the provider (`fill_all_gaps`), where the job does not say how
- * many of each it sent: then null, and the results route counts the Catch-Alls.
- */
-export function derivedCounts(j: VerificationJob): FinalCounts | null {
-  const valid = j.smtpValidCount + j.apiValidCount;
-  const invalid = j.smtpInvalidCount + j.apiInvalidCount;
-  const answered = j.apiVerifiedEmails;
-  if (answered > 0 && j.userDecision === 'fill_all_gaps') return null;
-  const fromCatchAll = j.userDecision === 'fill_catchall_only' ? answered : 0;
-  const fromUnknown = j.userDecision === 'fill_unknowns_only' ? answered : 0;
-  return {
-    valid,
-    invalid,
-    catchAll: j.smtpCatchAllCount - fromCatchAll + j.apiCatchAllCount,
-    unknown: j.smtpUnknownCount - fromUnknown + j.apiUnknownCount,
-  };
-}
-
-/** The job's final counts: derived, or with the Catch-All total read from its results when they cannot be. */
-export function useFinalCounts(j: VerificationJob): FinalCounts | undefined {
-  const derived = derivedCounts(j);
-  const counted = useLoad(
-    async () => {
-      if (derived) return derived;
-      const page = await get<Page<VerificationResult>>(
-        `/api/verification/jobs/${j.id}/results?result=Catch-All&limit=1`,
-      );
-      const valid = j.smtpValidCount + j.apiValidCount;
-      const invalid = j.smtpInvalidCount + j.apiInvalidCount;
-      const gaps = j.smtpCatchAllCount + j.smtpUnknownCount - j.apiValidCount - j.apiInvalidCount;
-      return { valid, invalid, catchAll: page.total, unknown: Math.max(0, gaps - page.total) };
-    },
-    [j.id, j.updatedAt, derived === null],
-  );
-  return derived ?? counted.data;
-}
+type FinalCounts = VerificationJob['finalCounts'];
 
 const PARTS = [
   ['valid', 'Valid', '#17753a'],
@@ -90,8 +43,7 @@ function Bar({ counts, total, height = 18 }: { counts: FinalCounts; total: numbe
 
 /** The job page's and the list page's breakdown: the bar and a legend with each count and its share. */
 export function Breakdown({ job }: { job: VerificationJob }) {
-  const counts = useFinalCounts(job);
-  if (!counts) return null;
+  const counts = job.finalCounts;
   const decided = counts.valid + counts.invalid + counts.catchAll + counts.unknown;
   const total = Math.max(job.totalEmails, decided);
   return (
@@ -118,8 +70,7 @@ export function Breakdown({ job }: { job: VerificationJob }) {
 
 /** A jobs table's cell: a small bar and the share that matters most, the valid one. */
 export function BreakdownCell({ job }: { job: VerificationJob }) {
-  const counts = useFinalCounts(job);
-  if (!counts) return <span class="hint">…</span>;
+  const counts = job.finalCounts;
   const total = Math.max(job.totalEmails, 1);
   return (
     <div class="breakdown-cell" data-testid="breakdown-cell">

@@ -23,6 +23,8 @@ export interface VerificationJobDto {
   smtpUnknownCount: number;
   smtpCompletedAt: string | null;
   coveragePercentage: number;
+  /** Each address's last result, whichever stage decided it. */
+  finalCounts: { valid: number; invalid: number; catchAll: number; unknown: number };
   userDecision: Decision | null;
   catchAllMaxScore: number | null;
   decisionMadeAt: string | null;
@@ -56,6 +58,12 @@ export function toJobDto({ job, listName, counts }: VerificationJobView): Verifi
     smtpUnknownCount: counts.smtp.Unknown,
     smtpCompletedAt: iso(job.smtpCompletedAt),
     coveragePercentage: coveragePercentage(counts.final),
+    finalCounts: {
+      valid: counts.final.valid,
+      invalid: counts.final.invalid,
+      catchAll: counts.final.catchAll,
+      unknown: counts.final.unknown,
+    },
     userDecision: job.userDecision ?? null,
     catchAllMaxScore: job.catchAllMaxScore ?? null,
     decisionMadeAt: iso(job.decisionMadeAt),

@@ -420,6 +420,13 @@ describe('api_only', () => {
       apiValidCount: rows.filter((r) => r.source === 'api' && r.result === 'Valid').length,
       apiUnknownCount: rows.filter((r) => r.source === 'api' && r.result === 'Unknown').length,
     });
+    const final = (result: string) => rows.filter((r) => r.result === result).length;
+    expect(job.finalCounts).toEqual({
+      valid: final('Valid'),
+      invalid: final('Invalid'),
+      catchAll: final('Catch-All'),
+      unknown: final('Unknown'),
+    });
   });
 });
 
@@ -557,6 +564,12 @@ describe('smtp_api_fallback', () => {
           Math.round(((final('Valid') + final('Invalid')) / job.totalEmails) * 10_000) / 100,
       });
       expect(done.coveragePercentage).toBeGreaterThan(job.coveragePercentage);
+      expect(done.finalCounts).toEqual({
+        valid: final('Valid'),
+        invalid: final('Invalid'),
+        catchAll: final('Catch-All'),
+        unknown: final('Unknown'),
+      });
       const estimate = (await agent.get(`/api/verification/jobs/${job.id}/estimate`)).body;
       expect([estimate.unknownCount, estimate.catchAllCount]).toEqual([final('Unknown'), final('Catch-All')]);
 

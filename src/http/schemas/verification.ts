@@ -61,6 +61,9 @@ export const VerificationJobSchema = z
       .int()
       .nullable()
       .openapi({ description: 'The score bound of the decision: only Catch-All results scored at or below it went to the provider' }),
+    finalCounts: z
+      .object({ valid: count, invalid: count, catchAll: count, unknown: count })
+      .openapi({ description: "Each address's last result, whichever stage (mail server or provider) decided it" }),
     decisionMadeAt: Timestamp.nullable(),
     apiVerifiedEmails: count,
     apiCost: dollars,
