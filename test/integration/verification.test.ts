@@ -295,7 +295,7 @@ describe('smtp_only', () => {
     const csv = await agent.get(`/api/verification/jobs/${job.id}/results/download`);
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="verification-/);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="Prospects-verification\.csv"/);
     const lines = csv.text.trimEnd().split('\r\n');
     expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score');
     expect(lines).toHaveLength(rows.length + 1);
