@@ -1678,11 +1678,10 @@ export interface components {
         BulkLeads: {
             leads: components["schemas"]["LeadInput"][];
             /**
-             * @description A lead whose email (case-insensitively) or profile URL the list already holds, or an earlier lead of the same request: `skip` it (default), or `update` fills the existing lead’s empty fields with it
-             * @default skip
+             * @description A lead whose email (case-insensitively) or profile URL the list already holds, or an earlier lead of the same request: `skip` it (the default), or `update` fills the existing lead’s empty fields with it
              * @enum {string}
              */
-            onDuplicate: "skip" | "update";
+            onDuplicate?: "skip" | "update";
         };
         LeadInput: {
             firstName?: string | null;

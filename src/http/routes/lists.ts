@@ -157,7 +157,7 @@ export const listRoutesFor = (audience: Audience) =>
       async (c) => {
         const { listId } = c.req.valid('param');
         const body = c.req.valid('json');
-        const added = await addLeadsToList(requestEm(c), organizationId(c), listId, body.leads, { source: audience.leadSource, onDuplicate: body.onDuplicate });
+        const added = await addLeadsToList(requestEm(c), organizationId(c), listId, body.leads, { source: audience.leadSource, onDuplicate: body.onDuplicate ?? 'skip' });
         return c.json({ ...added, leads: added.leads.map(toLeadDto) }, 201);
       },
     );

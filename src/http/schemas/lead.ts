@@ -55,7 +55,7 @@ export const toLeadDto = (l: LeadRecord): LeadDto => ({
 
 export const OnDuplicateSchema = z.enum(ON_DUPLICATE).openapi({
   description:
-    'A lead whose email (case-insensitively) or profile URL the list already holds, or an earlier lead of the same request: `skip` it (default), or `update` fills the existing lead’s empty fields with it',
+    'A lead whose email (case-insensitively) or profile URL the list already holds, or an earlier lead of the same request: `skip` it (the default), or `update` fills the existing lead’s empty fields with it',
 });
 
 /** Leads left out because the list held them already (or the request did earlier). */
@@ -68,7 +68,7 @@ export const DuplicatesSchema = z
 
 /** Body and answer of the bulk-add routes (session and external). */
 export const BulkLeadsSchema = z
-  .object({ leads: z.array(LeadInputSchema).min(1).max(1000), onDuplicate: OnDuplicateSchema.default('skip') })
+  .object({ leads: z.array(LeadInputSchema).min(1).max(1000), onDuplicate: OnDuplicateSchema.optional() })
   .openapi('BulkLeads');
 export const BulkLeadsResult = z
   .object({ created: z.number().int(), leads: z.array(LeadSchema).openapi({ description: 'The leads created' }), duplicates: DuplicatesSchema })
