@@ -48,7 +48,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a user and its organization, and sign in */
+        /** Create a user and its organization (or join one with an invite), and sign in */
         post: operations["postAuthSignup"];
         delete?: never;
         options?: never;
@@ -173,9 +173,29 @@ export interface paths {
         put?: never;
         /**
          * Import leads from a CSV file (multipart `file`)
-         * @description UTF-8 CSV, optional BOM, `,` or `;`. Header names as in lead input, snake_case and common aliases accepted. Invalid rows are skipped and reported.
+         * @description UTF-8 CSV, optional BOM, `,` or `;`. Header names as in lead input, snake_case and common aliases accepted. Invalid rows are skipped and reported. Rows whose lead the list holds already (by email, case-insensitively, or profile URL), or an earlier row holds, are reported in `duplicates`; an `onDuplicate` field sent before the file chooses what happens to them.
          */
         post: operations["postListsByListIdLeadsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lists/{listId}/leads/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A list's leads as CSV, oldest first
+         * @description One header row, `id,list_id,first_name,last_name,title,company,company_domain,email,network_url,work_email,personal_email,phone,email_status,email_verified_at,source,enriched_at,created_at,updated_at`, then one row per lead the filters keep, streamed page by page (any size of list). A session, or an API key with `lists:read`. The file is named after the list.
+         */
+        get: operations["getListsByListIdLeadsExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -199,6 +219,26 @@ export interface paths {
         head?: never;
         /** Change fields of a lead */
         patch: operations["patchLeadsByLeadId"];
+        trace?: never;
+    };
+    "/api/verification/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify one address in real time
+         * @description The same SMTP check as a job, through the same connection limits, answered within `timeoutMs` plus one second. A final answer the organization got within VERIFY_RESULT_CACHE_TTL is replayed (`cached: true`); an answer that could not be final in time is `Unknown` with `retryAfterSeconds`. Free.
+         */
+        post: operations["postVerificationVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/verification/jobs": {
@@ -285,7 +325,7 @@ export interface paths {
         };
         /**
          * Per-address results as CSV
-         * @description Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score`; optional `result`, `minScore` and `maxScore` filters.
+         * @description Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score`, then with `columns=lead` `first_name,last_name,company,title,network_url,phone` of the first lead holding the address. `result` keeps the listed types (`Valid,Catch-All`); `minScore`/`maxScore` bound the Catch-All ones (alone, they keep only Catch-All). The file is named after the list (`<list>-verification.csv`).
          */
         get: operations["getVerificationJobsByJobIdResultsDownload"];
         put?: never;
@@ -665,6 +705,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spend by month: credits by datum, verification dollars, jobs by kind
+         * @description Every month from `from` to `to` (UTC), oldest first, months without activity included; at most 120 months.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/egress": {
         parameters: {
             query?: never;
@@ -733,6 +793,60 @@ export interface paths {
         post?: never;
         /** Revoke an API key; it is refused from the next request on */
         delete: operations["deleteApiKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organization/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invite one person to join as a member; the token is in this answer only */
+        post: operations["postOrganizationInvites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organization/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's users, oldest first */
+        get: operations["getOrganizationMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organization/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member; their sessions end at once
+         * @description The owner cannot be removed (422 `unprocessable`, `details.reason: "owner_cannot_be_removed"`).
+         */
+        delete: operations["deleteOrganizationMembersByUserId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1535,6 +1649,8 @@ export interface components {
                 id: string;
                 email: string;
                 name: string | null;
+                /** @enum {string} */
+                role: "owner" | "member";
                 /**
                  * Format: date-time
                  * @example 2026-11-20T12:00:00.000Z
@@ -1559,7 +1675,10 @@ export interface components {
             /** @example correct horse battery */
             password: string;
             name?: string;
-            organizationName: string;
+            /** @description Required unless `inviteToken` is given */
+            organizationName?: string;
+            /** @description Joins the organization that made the invite, as a member (no signup credits); then leave `organizationName` out */
+            inviteToken?: string;
         };
         Login: {
             /** @example jane@acme.com */
@@ -1633,10 +1752,22 @@ export interface components {
         };
         BulkLeadsResult: {
             created: number;
+            /** @description The leads created */
             leads: components["schemas"]["Lead"][];
+            duplicates: components["schemas"]["LeadDuplicates"];
+        };
+        LeadDuplicates: {
+            count: number;
+            /** @description 1-based positions in `leads`, or 1-based data rows of the file (the header not counted) */
+            rows: number[];
         };
         BulkLeads: {
             leads: components["schemas"]["LeadInput"][];
+            /**
+             * @description A lead whose email (case-insensitively) or profile URL the list already holds, or an earlier lead of the same request: `skip` it (the default), or `update` fills the existing lead’s empty fields with it
+             * @enum {string}
+             */
+            onDuplicate?: "skip" | "update";
         };
         LeadInput: {
             firstName?: string | null;
@@ -1674,6 +1805,7 @@ export interface components {
                 row: number;
                 message: string;
             }[];
+            duplicates: components["schemas"]["LeadDuplicates"];
         };
         LeadUpdate: {
             firstName?: string | null;
@@ -1703,6 +1835,47 @@ export interface components {
              * @example +14155550123
              */
             phone?: string | null;
+        };
+        VerifyResult: {
+            email: string;
+            /** @enum {string} */
+            result: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+            reason: string | null;
+            domain: string;
+            mxHost: string | null;
+            /**
+             * @description Mail provider behind the MX host (`other` when not a known one); null when no SMTP was attempted
+             * @enum {string|null}
+             */
+            mxProvider: "google" | "microsoft" | "yahoo" | "zoho" | "proofpoint" | "mimecast" | "other" | null;
+            isCatchAll: boolean | null;
+            /** @description Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt) */
+            smtpCode: number | null;
+            /**
+             * @description That reply's RFC 3463 code, e.g. `5.1.1`
+             * @example 5.1.1
+             */
+            enhancedCode: string | null;
+            /** @description SMTP attempts made for the address; 0 when none */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            checkedAt: string;
+            /** @description true when the address's own result came from an earlier check by this organization */
+            cached: boolean;
+            /** @description Set when a later call may give a different answer */
+            retryAfterSeconds: number | null;
+        };
+        VerifyInput: {
+            /** @example jane@acme.com */
+            email: string;
+            /**
+             * @default 10000
+             * @example 10000
+             */
+            timeoutMs: number;
         };
         VerificationProgress: {
             job: {
@@ -2012,6 +2185,31 @@ export interface components {
              */
             createdAt: string;
         };
+        Usage: {
+            months: components["schemas"]["MonthUsage"][];
+        };
+        MonthUsage: {
+            /** @example 2026-11 */
+            month: string;
+            /** @description Credits charged (ledger debits) by datum; `total` is every debit of the month */
+            credits: {
+                workEmail: number;
+                personalEmail: number;
+                phone: number;
+                total: number;
+            };
+            /**
+             * @description Spent on the verification provider (micro-dollar exact, 6 decimals)
+             * @example 0.0015
+             */
+            verificationDollars: number;
+            /** @description Jobs created, by kind */
+            jobs: {
+                verification: number;
+                scrape: number;
+                enrichment: number;
+            };
+        };
         EnrichmentProviderSettings: {
             providers: components["schemas"]["EnrichmentProviderSetting"][];
         };
@@ -2093,46 +2291,31 @@ export interface components {
              */
             expiresAt?: string | null;
         };
-        VerifyResult: {
+        OrganizationInvite: {
+            /** @description Shown in this answer only; single use */
+            token: string;
+            /** @description The dashboard page that accepts the invite (`/#/join?token=…`) */
+            inviteUrl: string;
+            /**
+             * Format: date-time
+             * @description 7 days after creation
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        InviteInput: Record<string, never>;
+        OrganizationMember: {
+            /** Format: uuid */
+            id: string;
             email: string;
+            name: string | null;
             /** @enum {string} */
-            result: "Valid" | "Invalid" | "Catch-All" | "Unknown";
-            reason: string | null;
-            domain: string;
-            mxHost: string | null;
-            /**
-             * @description Mail provider behind the MX host (`other` when not a known one); null when no SMTP was attempted
-             * @enum {string|null}
-             */
-            mxProvider: "google" | "microsoft" | "yahoo" | "zoho" | "proofpoint" | "mimecast" | "other" | null;
-            isCatchAll: boolean | null;
-            /** @description Code of the reply that decided the address (its RCPT reply, or the reply that ended the attempt) */
-            smtpCode: number | null;
-            /**
-             * @description That reply's RFC 3463 code, e.g. `5.1.1`
-             * @example 5.1.1
-             */
-            enhancedCode: string | null;
-            /** @description SMTP attempts made for the address; 0 when none */
-            attempts: number;
+            role: "owner" | "member";
             /**
              * Format: date-time
              * @example 2026-11-20T12:00:00.000Z
              */
-            checkedAt: string;
-            /** @description true when the address's own result came from an earlier check by this organization */
-            cached: boolean;
-            /** @description Set when a later call may give a different answer */
-            retryAfterSeconds: number | null;
-        };
-        VerifyInput: {
-            /** @example jane@acme.com */
-            email: string;
-            /**
-             * @default 10000
-             * @example 10000
-             */
-            timeoutMs: number;
+            createdAt: string;
         };
         WebhookEndpointCreated: components["schemas"]["WebhookEndpoint"] & {
             /** @description `whsec_` + base64 of 32 random bytes; shown only here, once */
@@ -3570,6 +3753,11 @@ export interface operations {
                 "multipart/form-data": {
                     /** Format: binary */
                     file: string;
+                    /**
+                     * @default skip
+                     * @enum {string}
+                     */
+                    onDuplicate?: "skip" | "update";
                 };
             };
         };
@@ -3659,6 +3847,113 @@ export interface operations {
             };
             /** @description `unprocessable`: Well-formed but unusable input */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getListsByListIdLeadsExport: {
+        parameters: {
+            query?: {
+                emailStatus?: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+                /** @description Case-insensitive text in the name, title, company, domain, emails or phone */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Missing, or owned by another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3970,6 +4265,111 @@ export interface operations {
             };
             /** @description `not_found`: Missing, or owned by another organization */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postVerificationVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyInput"];
+            };
+        };
+        responses: {
+            /** @description The verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyResult"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4565,7 +4965,10 @@ export interface operations {
     getVerificationJobsByJobIdResultsDownload: {
         parameters: {
             query?: {
-                result?: "Valid" | "Invalid" | "Catch-All" | "Unknown";
+                /** @description Result types to keep, as a comma list */
+                result?: string;
+                /** @description `lead` appends `first_name,last_name,company,title,network_url,phone` of the (first) lead holding the address */
+                columns?: "lead";
                 /** @description Only Catch-All results whose catchAllScore is at least this */
                 minScore?: number | null;
                 /** @description Only Catch-All results whose catchAllScore is at most this */
@@ -7213,6 +7616,103 @@ export interface operations {
             };
         };
     };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description First month (default: 11 months before `to`) */
+                from?: string;
+                /** @description Last month, included (default: the current month, UTC) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSettingsEgress: {
         parameters: {
             query?: never;
@@ -7742,6 +8242,315 @@ export interface operations {
             };
             /** @description `uri_too_long`: Request line over the server limit */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrganizationInvites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InviteInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationInvite"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganizationMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrganizationMember"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrganizationMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Missing, or owned by another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unprocessable`: Well-formed but unusable input */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

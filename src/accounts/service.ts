@@ -7,26 +7,33 @@ import type { IOrganization } from '../db/entities/organization.ts';
 import type { IUser } from '../db/entities/user.ts';
 import { applyCredits } from '../db/repos/credits.ts';
 import { ApiError } from '../errors.ts';
+import { redeemInvite } from './team.ts';
 
 export interface Account {
   user: IUser;
   organization: IOrganization;
 }
 
-export interface SignUp {
-  email: string;
-  password: string;
-  name?: string;
-  organizationName: string;
-}
+/** A new organization (`organizationName`), or joining one through an invite (`inviteToken`). */
+export type SignUp = { email: string; password: string; name?: string } & ({ organizationName: string } | { inviteToken: string });
 
-/** Creates the user and its organization with `signupCredits` granted in the same transaction; answers the user's id. */
+/**
+ * Creates the user and, for a new organization, the organization with `signupCredits` granted in the same
+ * transaction, its signer-up its owner; an invite makes the user a member of the inviting organization, with no
+ * credits granted. Answers the user's id.
+ */
 export async function signUp(em: EntityManager, input: SignUp, signupCredits: number): Promise<string> {
   const passwordHash = await hashPassword(input.password);
   return em.transactional(async (tx) => {
     if (await tx.count(User, { email: input.email })) throw new ApiError('conflict', 'An account with this email already exists');
+    const person = { email: input.email, name: input.name ?? null, passwordHash };
+    if ('inviteToken' in input) {
+      const member = tx.create(User, { organization: await redeemInvite(tx, input.inviteToken), role: 'member', ...person });
+      await tx.flush();
+      return member.id;
+    }
     const org = tx.create(Organization, { name: input.organizationName });
-    const user = tx.create(User, { organization: org, email: input.email, name: input.name ?? null, passwordHash });
+    const user = tx.create(User, { organization: org, role: 'owner', ...person });
     await tx.flush();
     if (signupCredits > 0) {
       await applyCredits(tx, {

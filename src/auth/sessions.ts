@@ -20,7 +20,7 @@ export async function findSession(em: EntityManager, token: string) {
     { populate: ['user'] },
   );
   if (!session) return null;
-  return { sessionId: session.id, userId: session.user.id, organizationId: session.user.organization.id };
+  return { sessionId: session.id, userId: session.user.id, organizationId: session.user.organization.id, role: session.user.role };
 }
 
 export async function deleteSession(em: EntityManager, token: string) {

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertLeads } from '../db/repos/leads.ts';
+import { addNewLeads, lockListForAdding } from '../db/repos/leads.ts';
+import type { OnDuplicate } from '../domain/lead-duplicates.ts';
+import type { LeadSource } from '../domain/lead.ts';
 import { mapHeader, rowToObject } from '../domain/csv-header.ts';
 import { LEAD_CSV_ALIASES } from '../domain/lead-csv.ts';
 import { ApiError } from '../errors.ts';
@@ -14,6 +16,8 @@ export interface LeadImportResult {
   created: number;
   skipped: number;
   errors: Array<{ row: number; message: string }>;
+  /** Rows whose lead the list held already (or an earlier row did): 1-based data rows, the header not counted. */
+  duplicates: { count: number; rows: number[] };
 }
 
 /**
@@ -22,21 +26,27 @@ export interface LeadImportResult {
  */
 export async function importLeadCsv(
   em: EntityManager,
-  organizationId: string,
-  listId: string,
+  target: { organizationId: string; listId: string; source: LeadSource; onDuplicate: OnDuplicate },
   file: Readable,
   maxRows: number,
 ): Promise<LeadImportResult> {
   return em.transactional(async (tx) => {
-    const result: LeadImportResult = { created: 0, skipped: 0, errors: [] };
+    await lockListForAdding(tx, target.listId);
+    const result: LeadImportResult = { created: 0, skipped: 0, errors: [], duplicates: { count: 0, rows: [] } };
     let mapping: Map<number, keyof typeof LEAD_CSV_ALIASES> | undefined;
     let batch: LeadInput[] = [];
+    // The data row (1-based, header not counted) of each lead in the batch.
+    let batchRows: number[] = [];
     let rowNumber = 1;
     const flush = async () => {
       if (batch.length === 0) return;
-      await insertLeads(tx, organizationId, listId, batch, 'import');
-      result.created += batch.length;
+      // Earlier batches are in the list already (same transaction), so the lookup finds them too.
+      const { ids, duplicates } = await addNewLeads(tx, target, batch);
+      result.created += ids.length;
+      for (const index of duplicates) result.duplicates.rows.push(batchRows[index]!);
+      result.duplicates.count = result.duplicates.rows.length;
       batch = [];
+      batchRows = [];
     };
     try {
       for await (const record of readCsvRecords(file)) {
@@ -65,6 +75,7 @@ export async function importLeadCsv(
           continue;
         }
         batch.push(parsed.data);
+        batchRows.push(rowNumber - 1);
         if (batch.length >= BATCH) await flush();
       }
     } catch (err) {
@@ -72,7 +83,7 @@ export async function importLeadCsv(
     }
     if (!mapping) throw new ApiError('unprocessable', 'The file has no header row', { reason: 'empty' });
     await flush();
-    if (result.created === 0 && result.skipped === 0) {
+    if (result.created === 0 && result.skipped === 0 && result.duplicates.count === 0) {
       throw new ApiError('unprocessable', 'The file has no data rows', { reason: 'no_data_rows' });
     }
     return result;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { fillEmailsOfProfile } from '../db/repos/leads.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from './repository-profiles.ts';
 import { ENRICHMENT_FIELDS } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';
@@ -91,6 +92,7 @@ export async function settleProfile(
       creditsUsed: delivery.credits,
       withheld: delivery.withheld,
     };
+    if (delivery.values.workEmail) await fillEmailsOfProfile(tx, input.organizationId, input.networkUrl, delivery.values.workEmail);
     await tx.execute(
       `insert into enrichment_request (id, organization_id, network_url, credits_used, result, created_at) values (?, ?, ?, ?, ?::jsonb, now())`,
       [input.requestId, input.organizationId, input.networkUrl, delivery.credits, JSON.stringify(result)],

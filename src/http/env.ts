@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Scope } from '../domain/scopes.ts';
+import type { UserRole } from '../domain/roles.ts';
 import type { IntegrationAccess } from '../integration-access.ts';
 import type { EgressEnvironments } from '../smtp/environment.ts';
 import type { EgressReport } from '../smtp/prober.ts';
@@ -13,6 +14,8 @@ export interface Principal {
   kind: 'session' | 'api_key';
   organizationId: string;
   userId: string | null;
+  /** The signed-in user's role; null for an API key (which acts for the organization that an owner made it for). */
+  role: UserRole | null;
   apiKeyId: string | null;
   scopes: readonly Scope[];
 }

@@ -8,6 +8,8 @@ export const isMultipart = (type: string | undefined) => type?.toLowerCase().sta
 export interface UploadedFile {
   fileName: string;
   stream: Readable;
+  /** The text fields sent before the file (those after it arrive while the file is read). */
+  fieldsBefore: Readonly<Record<string, string>>;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function streamMultipart<T>(
       // An upload cut short errors the file stream: the consumer sees it, and it is never an unhandled 'error'.
       stream.on('error', (err) => limited.destroy(err));
       stream.pipe(limited);
-      consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream: limited });
+      consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream: limited, fieldsBefore: { ...fields } });
       consumed.catch(drain);
     });
     parser.on('error', (err: unknown) =>

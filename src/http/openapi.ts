@@ -36,6 +36,8 @@ export const TAGS: Record<string, string> = {
   scrape: 'Scrape jobs: a CSV of companies, names or domains into profile URLs',
   enrichment: 'Single and bulk enrichment: work emails, personal emails and phones for credits',
   credits: 'The credit balance and its ledger',
+  organization: "The organization's people: invites, members (managing them is the owner's)",
+  usage: 'Spend by month: credits by datum, verification dollars, jobs by kind',
   settings: "The organization's enrichment providers",
   webhooks: 'Webhook endpoints and their deliveries (a session, or an API key with `webhooks:write`)',
   outcomes: 'What happened when the organization sent to an address: delivered or bounced (a session, or an API key with `verification:write`)',

@@ -5,7 +5,7 @@ import { ApiError, type ErrorCode } from '../errors.ts';
 import { errorResponses } from './errors.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { idempotency } from './middleware/idempotency.ts';
-import { requireSession } from './middleware/session.ts';
+import { requireOwner, requireSession } from './middleware/session.ts';
 import { utf8Json } from './middleware/utf8-json.ts';
 
 /** One sub-app per resource; every one turns zod failures into the contract's 400 the same way. */
@@ -38,6 +38,11 @@ export function pathOfNul(value: unknown, path: string[]): string | undefined {
 
 /** `idempotent`: the route creates a job or leads, or charges credits, and honours `Idempotency-Key` (CONTRACT §9.2). */
 type Extra = { errors?: ErrorCode[]; idempotent?: boolean };
+/** `ownerOnly`: the route manages the organization; a member's session gets 403 `forbidden` (CONTRACT §15). */
+type SessionExtra = Extra & { ownerOnly?: boolean };
+
+/** The authentication, then the owner check when the route asks for it. */
+const authenticate = (auth: MiddlewareHandler<AppEnv>, ownerOnly: boolean | undefined) => (ownerOnly ? [auth, requireOwner] : [auth]);
 
 /**
  * The errors a route returns because of its shape, whatever its handler does, so no declaration can forget
@@ -86,10 +91,10 @@ function withMiddleware<R extends Plain>(route: R, idempotent: boolean | undefin
 type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 
 /** A route for the dashboard: session cookie, CSRF-checked, with its error responses documented. */
-export function sessionRoute<const R extends Plain>(config: R & Extra) {
-  const { errors: declared = [], idempotent, ...plain } = config;
+export function sessionRoute<const R extends Plain>(config: R & SessionExtra) {
+  const { errors: declared = [], idempotent, ownerOnly, ...plain } = config;
   const errors = [...declared, ...impliedErrors(plain, idempotent)];
-  const { route, middleware } = withMiddleware(plain, idempotent, [requireSession]);
+  const { route, middleware } = withMiddleware(plain, idempotent, authenticate(requireSession, ownerOnly));
   return createRoute({
     ...(route as R),
     security: [{ session: [] }] as Array<Record<string, string[]>>,
@@ -121,12 +126,12 @@ export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scop
  * A route taking either a session (the dashboard) or an `X-API-Key` holding `scope` (integrations), as
  * `/api/webhooks` does (CONTRACT §1.3): a request carrying a key is judged by its key alone.
  */
-export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R & Extra) {
-  const { errors: declared = [], idempotent, ...plain } = config;
+export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R & SessionExtra) {
+  const { errors: declared = [], idempotent, ownerOnly, ...plain } = config;
   const errors = [...declared, ...impliedErrors(plain, idempotent)];
   const byKey = requireApiKey([scope]);
   const either: MiddlewareHandler<AppEnv> = (c, next) => (c.req.header('x-api-key') === undefined ? requireSession(c, next) : byKey(c, next));
-  const { route, middleware } = withMiddleware(plain, idempotent, [either]);
+  const { route, middleware } = withMiddleware(plain, idempotent, authenticate(either, ownerOnly));
   return createRoute({
     ...(route as R),
     security: [{ session: [] }, { apiKey: [scope] }] as Array<Record<string, string[]>>,

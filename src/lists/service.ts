@@ -8,11 +8,12 @@ import type { Pool } from 'pg';
 import { importLeadCsv } from '../csv/import-leads.ts';
 import type { ILead } from '../db/entities/lead.ts';
 import type { IList } from '../db/entities/list.ts';
-import { deleteLead, findLeadsByIds, getLead, insertLeads, updateLead } from '../db/repos/leads.ts';
+import { addNewLeads, deleteLead, findLeadsByIds, getLead, lockListForAdding, updateLead } from '../db/repos/leads.ts';
 import { createList, deleteList, getList, leadCounts, requireList, updateList } from '../db/repos/lists.ts';
-import { type LeadFilter, pageLeadRows, pageListRows } from '../db/repos/pages.ts';
+import { type LeadFilter, leadRowsByPage, pageLeadRows, pageListRows } from '../db/repos/pages.ts';
 import type { LeadSource } from '../domain/lead.ts';
 import type { LeadInput } from '../domain/lead-input.ts';
+import type { OnDuplicate } from '../domain/lead-duplicates.ts';
 
 export type ListRecord = IList;
 export type LeadRecord = ILead;
@@ -59,10 +60,33 @@ export async function pageLeads<Row>(pool: Pool, organizationId: string, filter:
   return pageLeadRows<Row>(pool, organizationId, filter, offset, limit);
 }
 
-export async function addLeadsToList(em: EntityManager, organizationId: string, listId: string, inputs: LeadInput[], source: LeadSource) {
+/** Adds the leads new to the list; `duplicates.rows` are the 1-based positions in `inputs` of those it held already. */
+/** Leads read per query when a list is exported. */
+const EXPORT_PAGE_SIZE = 1000;
+
+/**
+ * A list's leads the filter keeps, page by page, each read only when the previous one was consumed (the CSV export);
+ * answers the list's name too. A list of another organization is a 404, as for a page.
+ */
+export async function leadExport<Row extends { id: string }>(pool: Pool, organizationId: string, filter: LeadFilter & { listId: string }) {
+  const listName = await requireList(pool, organizationId, filter.listId);
+  return { listName, pages: leadRowsByPage<Row>(pool, organizationId, filter, EXPORT_PAGE_SIZE) };
+}
+
+export async function addLeadsToList(
+  em: EntityManager,
+  organizationId: string,
+  listId: string,
+  inputs: LeadInput[],
+  options: { source: LeadSource; onDuplicate: OnDuplicate },
+) {
   const list = await getList(em, organizationId, listId);
-  const ids = await em.transactional((tx) => insertLeads(tx, organizationId, list.id, inputs, source));
-  return { created: ids.length, leads: await findLeadsByIds(em, ids) };
+  const { ids, duplicates } = await em.transactional(async (tx) => {
+    await lockListForAdding(tx, list.id);
+    return addNewLeads(tx, { organizationId, listId: list.id, ...options }, inputs);
+  });
+  const rows = duplicates.map((index) => index + 1);
+  return { created: ids.length, leads: await findLeadsByIds(em, ids), duplicates: { count: rows.length, rows } };
 }
 
 /**
@@ -71,7 +95,7 @@ export async function addLeadsToList(em: EntityManager, organizationId: string, 
  */
 export async function leadImportInto(em: EntityManager, organizationId: string, listId: string, maxRows: number) {
   const list = await getList(em, organizationId, listId);
-  return (file: Readable) => importLeadCsv(em, organizationId, list.id, file, maxRows);
+  return (file: Readable, onDuplicate: OnDuplicate) => importLeadCsv(em, { organizationId, listId: list.id, source: 'import', onDuplicate }, file, maxRows);
 }
 
 export function getLeadOf(em: EntityManager, organizationId: string, leadId: string) {

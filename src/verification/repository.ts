@@ -374,9 +374,13 @@ const RESULT_COUNT_COLUMN: Record<EmailResult, string> = {
   Unknown: 'unknown_count',
 };
 
-/** Which results a read keeps: one result type, and a score range that keeps only Catch-All results within it. */
+/**
+ * Which results a read keeps: the result types (all when absent), and a score range for the Catch-All ones. A score
+ * range without result types keeps only Catch-All results within it; with them (`Valid,Catch-All`, maxScore 4) it
+ * bounds the Catch-All ones and keeps the other types whole.
+ */
 export interface ResultFilter {
-  result?: EmailResult | undefined;
+  results?: readonly EmailResult[] | undefined;
   minScore?: number | undefined;
   maxScore?: number | undefined;
 }
@@ -387,12 +391,12 @@ const scoreBounded = (f: ResultFilter) => f.minScore !== undefined || f.maxScore
 function resultConditions(f: ResultFilter): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (f.result) {
-    parts.push('result = ?');
-    params.push(f.result);
+  if (f.results) {
+    parts.push('result in (?)');
+    params.push([...f.results]);
   }
   if (scoreBounded(f)) {
-    parts.push(`result = 'Catch-All'`, 'catch_all_score between ? and ?');
+    parts.push(`${f.results ? `(result <> 'Catch-All' or` : `(result = 'Catch-All' and`} catch_all_score between ? and ?)`);
     params.push(f.minScore ?? 0, f.maxScore ?? CATCH_ALL_MAX_SCORE);
   }
   return { sql: parts.map((p) => ` and ${p}`).join(''), params };
@@ -406,7 +410,7 @@ async function countResults(em: EntityManager, jobId: string, f: ResultFilter): 
     return Number(row?.n ?? 0);
   }
   const [count] = await em.execute(
-    `select coalesce(sum(${f.result ? RESULT_COUNT_COLUMN[f.result] : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
+    `select coalesce(sum(${f.results ? f.results.map((r) => RESULT_COUNT_COLUMN[r]).join(' + ') : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
     [jobId],
   );
   return Number(count?.n ?? 0);
@@ -452,4 +456,27 @@ export async function* allVerificationResults(
     after = rows[rows.length - 1]!.email as string;
     if (rows.length < pageSize) return;
   }
+}
+
+/** The lead columns a results download may append (CONTRACT §15), from the first lead of the list holding each address. */
+export interface ResultLeadColumns {
+  firstName: string | null;
+  lastName: string | null;
+  company: string | null;
+  title: string | null;
+  networkUrl: string | null;
+  phone: string | null;
+}
+
+/** A page of results' leads, through the (list_id, email_key) index: one lookup per address of the page. */
+export async function leadColumnsOf(em: EntityManager, listId: string, emails: string[]): Promise<Map<string, ResultLeadColumns>> {
+  if (emails.length === 0) return new Map();
+  const rows = await em.execute<Array<ResultLeadColumns & { email: string }>>(
+    `select distinct on (email_key) email_key as email, first_name as "firstName", last_name as "lastName", company, title,
+            network_url as "networkUrl", phone
+       from lead where list_id = ? and email_key in (?)
+      order by email_key, id`,
+    [listId, emails],
+  );
+  return new Map(rows.map(({ email, ...columns }) => [email, columns]));
 }

@@ -12,6 +12,8 @@ import {
   deleteVerificationJob,
   domainStats,
   getVerificationJob,
+  leadColumnsOf,
+  type ResultLeadColumns,
   pageVerificationJobs,
   pageVerificationResults,
   type ResultFilter,
@@ -29,6 +31,7 @@ import { invalidState, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
 import { normalizeEmail } from '../domain/email.ts';
 import { toJobDto, type VerificationJobDto } from './views.ts';
+import { getList } from '../db/repos/lists.ts';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
 export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
@@ -82,10 +85,20 @@ export async function pageResults(ctx: JobContext, jobId: string, filter: Result
   return pageVerificationResults(ctx.em, job.id, filter, offset, limit);
 }
 
-/** Every result of the job, page by page in address order, for the CSV download. */
-export async function resultPages(ctx: JobContext, jobId: string, filter: ResultFilter) {
+/**
+ * Every result of the job the filter keeps, page by page in address order, for the CSV download; with `withLead`,
+ * each with the columns of the first lead of the list holding it. Answers the list's name too (the file's name).
+ */
+export async function resultPages(ctx: JobContext, jobId: string, filter: ResultFilter, withLead: boolean) {
   const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
-  return { jobId: job.id, pages: allVerificationResults(ctx.em, job.id, filter) };
+  const list = await getList(ctx.em, ctx.organizationId, job.list.id);
+  async function* pages() {
+    for await (const page of allVerificationResults(ctx.em, job.id, filter)) {
+      const leads = withLead ? await leadColumnsOf(ctx.em, list.id, page.map((r) => r.email)) : new Map<string, ResultLeadColumns>();
+      yield page.map((result) => ({ result, lead: leads.get(result.email) ?? null }));
+    }
+  }
+  return { listName: list.name, pages: pages() };
 }
 
 /** One address's result with its SMTP transcript; the address is matched as the job stored it (lower-cased, ASCII domain). */

@@ -140,7 +140,8 @@ describe('GET /api/scrape/jobs/:jobId/download', () => {
     const records = parse(res.text) as string[][];
     expect(records).toEqual([
       HEADER,
-      ['', '', `'=HYPERLINK("http://evil.test")`, "'+1 555", '', 'not_found'],
+      // A sign followed by a phone number is no formula (CONTRACT §15): it stays as it was.
+      ['', '', `'=HYPERLINK("http://evil.test")`, '+1 555', '', 'not_found'],
       ["'-Jane", 'Doe', 'Acme, Inc.', "'@Head", 'https://www.linkedin.com/in/jane', 'found'],
       ['', '', 'Tabbed', "'-minus", '', 'not_found'],
     ]);

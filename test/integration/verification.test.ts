@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
@@ -61,6 +62,19 @@ beforeAll(async () => {
 afterAll(() => stop?.());
 beforeEach(() => zb.reset());
 
+/**
+ * A lead holding an address the list holds already, in another case. Adding it is skipped (CONTRACT §15), but a list
+ * can still come to hold one twice (a scrape sync, an enrichment filling emails), so it is stored in SQL.
+ */
+async function sameAddressAgain(organizationId: string, listId: string, email: string) {
+  await h.sql(`insert into lead (id, organization_id, list_id, email, source, created_at, updated_at) values (?, ?, ?, ?, 'manual', now(), now())`, [
+    randomUUID(),
+    organizationId,
+    listId,
+    email,
+  ]);
+}
+
 /** Two addresses per standard domain (one existing, one not), each with the result SMTP must give it. */
 const standardList = (): ListedAddress[] => standardAddressList(32);
 const gapsOf = (list: ListedAddress[]) =>
@@ -95,14 +109,9 @@ async function decide(agent: any, jobId: string, decision: string) {
 
 describe('POST /api/verification/jobs', () => {
   it('answers 201 in smtp_verifying with zero counts, counting distinct addresses case-insensitively', async () => {
-    const { agent } = await h.signup();
-    const listId = await listWithEmails(agent, [
-      'user0@good.test',
-      'USER0@good.test',
-      'nobody0@good.test',
-      null,
-      'not-an-address',
-    ]);
+    const { agent, organizationId } = await h.signup();
+    const listId = await listWithEmails(agent, ['user0@good.test', 'nobody0@good.test', null, 'not-an-address']);
+    await sameAddressAgain(organizationId, listId, 'USER0@good.test');
     const job = await startJob(agent, listId, 'smtp_only');
     expect(job).toMatchObject({
       listId,
@@ -178,15 +187,11 @@ describe('POST /api/verification/jobs', () => {
 
 describe('smtp_only', () => {
   it('ends with the right result for every address, on every lead holding it, with agreeing counts and domain stats', async () => {
-    const { agent } = await h.signup();
+    const { agent, organizationId } = await h.signup();
     const list = standardList();
+    const listId = await listWithEmails(agent, [...list.map((a) => a.email), 'broken@@address', 'no-at-sign']);
     // A second lead holds the first address in upper case: one address, two leads.
-    const listId = await listWithEmails(agent, [
-      ...list.map((a) => a.email),
-      list[0]!.email.toUpperCase(),
-      'broken@@address',
-      'no-at-sign',
-    ]);
+    await sameAddressAgain(organizationId, listId, list[0]!.email.toUpperCase());
     const created = await startJob(agent, listId, 'smtp_only');
     const job = await waitForJob(agent, created.id, inStage('completed'));
 
@@ -242,6 +247,7 @@ describe('smtp_only', () => {
     const leads = await h.sql(`select email, email_status, email_verified_at from lead where list_id = ?`, [
       listId,
     ]);
+    expect(leads).toHaveLength(list.length + 3);
     for (const lead of leads) {
       const row = rows.find((r) => r.email === lead.email.toLowerCase());
       expect({ email: lead.email, status: lead.email_status }).toEqual({
@@ -295,7 +301,7 @@ describe('smtp_only', () => {
     const csv = await agent.get(`/api/verification/jobs/${job.id}/results/download`);
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="verification-/);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="Prospects-verification\.csv"/);
     const lines = csv.text.trimEnd().split('\r\n');
     expect(lines[0]).toBe('email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score');
     expect(lines).toHaveLength(rows.length + 1);

@@ -8,6 +8,7 @@ import { Lead } from './lead.ts';
 import { List } from './list.ts';
 import { LoginFailure } from './login-failure.ts';
 import { Organization } from './organization.ts';
+import { OrganizationInvite } from './organization-invite.ts';
 import { RateLimitBucket } from './rate-limit-bucket.ts';
 import { SmtpHostBudget } from './smtp-host-budget.ts';
 import { SmtpLease } from './smtp-lease.ts';
@@ -32,7 +33,7 @@ import { DirectoryPacer } from './directory-pacer.ts';
 import { DirectoryTenant } from './directory-tenant.ts';
 import { EmailFind } from './email-find.ts';
 
-export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, RateLimitBucket, Session, User };
+export { ApiKey, CreditLedgerEntry, Lead, List, LoginFailure, Organization, OrganizationInvite, RateLimitBucket, Session, User };
 export { VerificationDomain, VerificationJob, VerificationResult, VerificationSmtpSession, VerificationSpend };
 export { EnrichedProfile, EnrichmentJob, EnrichmentProviderSetting, EnrichmentRequest };
 export { ScrapeItem, ScrapeJob };
@@ -42,7 +43,7 @@ export { DirectoryPacer, DirectoryTenant, EmailFind };
 export { IdempotencyKey, VerifyCheck, VerifyDomainFact, WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
 /** Every entity the ORM knows; a feature adds its entities here. */
-export const entities = [Organization, User, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
+export const entities = [Organization, User, OrganizationInvite, Session, LoginFailure, List, Lead, CreditLedgerEntry, ApiKey, RateLimitBucket,
   VerificationJob, VerificationResult, VerificationDomain, VerificationSpend, VerificationSmtpSession, ScrapeJob, ScrapeItem,
   EnrichmentProviderSetting, EnrichmentJob, EnrichedProfile, EnrichmentRequest,
   VerifyDomainFact, VerifyCheck, IdempotencyKey, WebhookEndpoint, WebhookEvent, WebhookDelivery, SmtpHostBudget, SmtpLease,

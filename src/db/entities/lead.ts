@@ -13,6 +13,8 @@ export const Lead = defineEntity({
     { properties: ['organization', 'networkUrl'] },
     // Verification write-back joins results on (list, key): an index lookup per result, whatever the statistics.
     { properties: ['list', 'emailKey'] },
+    // Duplicate checks on add and import look a list's profile URLs up, whatever the list's size.
+    { properties: ['list', 'networkUrl'] },
   ],
   properties: {
     id: idProperty(),

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { USER_ROLES } from '../../domain/roles.ts';
 import { createdAtProperty, idProperty } from './common.ts';
 import { Organization } from './organization.ts';
 
@@ -11,6 +12,8 @@ export const User = defineEntity({
     email: p.string().length(254).unique(),
     name: p.string().length(200).nullable(),
     passwordHash: p.string().length(300).hidden(),
+    /** The user who signed the organization up is its `owner`; invited users are `member`s. */
+    role: p.enum(USER_ROLES),
     createdAt: createdAtProperty(),
   },
 });

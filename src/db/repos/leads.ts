@@ -3,6 +3,8 @@ import type { EnrichmentField } from '../../domain/enrichment.ts';
 import type { LeadSource } from '../../domain/lead.ts';
 import { notFound } from '../../errors.ts';
 import type { LeadInput } from '../../domain/lead-input.ts';
+import { type LeadKeys, type OnDuplicate, emailKeyOf, splitDuplicates } from '../../domain/lead-duplicates.ts';
+import { LEAD_INPUT_FIELDS } from '../../domain/lead.ts';
 import { newId } from '../entities/common.ts';
 import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';
@@ -37,6 +39,61 @@ export async function insertLeads(
   return rows.map((r) => r.id);
 }
 
+/**
+ * Serializes the adds and imports into one list until the transaction ends, so two of them running at once cannot
+ * both insert the same lead (each sees the other's rows once it gets the lock).
+ */
+export async function lockListForAdding(tx: EntityManager, listId: string): Promise<void> {
+  await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`lead-add:${listId}`]);
+}
+
+/** The list's leads whose email (case-insensitively) or profile URL is among `batch`'s: two index lookups, whatever the list's size. */
+export async function leadsSharingKeys(tx: EntityManager, listId: string, batch: readonly LeadInput[]): Promise<Array<LeadKeys & { id: string }>> {
+  const emailKeys = [...new Set(batch.map((input) => emailKeyOf(input.email)).filter((key) => key !== null))];
+  const urls = [...new Set(batch.map((input) => input.networkUrl).filter((url) => url !== null))];
+  if (emailKeys.length === 0 && urls.length === 0) return [];
+  return kysely(tx)
+    .selectFrom('lead')
+    .select(['id', 'emailKey', 'networkUrl'])
+    .where('list', '=', listId)
+    .where((eb) =>
+      eb.or([
+        ...(emailKeys.length > 0 ? [eb('emailKey', 'in', emailKeys)] : []),
+        ...(urls.length > 0 ? [eb('networkUrl', 'in', urls)] : []),
+      ]),
+    )
+    .execute();
+}
+
+/** `onDuplicate: "update"`: each lead's empty fields take the given values; fields that hold a value keep it. */
+export async function fillEmptyLeadFields(tx: EntityManager, fills: ReadonlyMap<string, Partial<LeadInput>>): Promise<void> {
+  if (fills.size === 0) return;
+  const columns = LEAD_INPUT_FIELDS.map((field) => field.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`));
+  const rows = [...fills].map(() => `(?::uuid, ${columns.map(() => '?::varchar').join(', ')})`).join(', ');
+  await tx.execute(
+    `update lead as l set ${columns.map((column) => `${column} = coalesce(l.${column}, v.${column})`).join(', ')}, updated_at = now()
+       from (values ${rows}) as v(id, ${columns.join(', ')})
+      where l.id = v.id`,
+    [...fills].flatMap(([id, fill]) => [id, ...LEAD_INPUT_FIELDS.map((field) => fill[field] ?? null)]),
+  );
+}
+
+/**
+ * One batch of an add or import, inside the caller's transaction (which holds `lockListForAdding`): inserts the
+ * leads new to the list, skips or fills (`update`) the ones it already holds or the batch holds earlier. Answers
+ * the new leads' ids and the 0-based positions of the duplicates in the batch.
+ */
+export async function addNewLeads(
+  tx: EntityManager,
+  target: { organizationId: string; listId: string; source: LeadSource; onDuplicate: OnDuplicate },
+  batch: LeadInput[],
+): Promise<{ ids: string[]; duplicates: number[] }> {
+  const split = splitDuplicates(batch, await leadsSharingKeys(tx, target.listId, batch), target.onDuplicate);
+  const ids = await insertLeads(tx, target.organizationId, target.listId, split.fresh, target.source);
+  await fillEmptyLeadFields(tx, split.fills);
+  return { ids, duplicates: split.duplicates };
+}
+
 export function findLeadsByIds(em: EntityManager, ids: string[]) {
   return em.find(Lead, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
 }
@@ -57,6 +114,25 @@ export async function updateLead(em: EntityManager, lead: ILead, input: Partial<
 
 export async function deleteLead(em: EntityManager, lead: ILead) {
   await em.nativeDelete(Lead, { id: lead.id });
+}
+
+/** SET terms (of `lead as l` and a source `v` with `work_email`): an empty email takes the verified work email found. */
+const FOUND_EMAIL_BECOMES_EMAIL = `
+       email = coalesce(l.email, v.work_email),
+       email_status = case when l.email is null and v.work_email is not null then 'Valid' else l.email_status end,
+       email_verified_at = case when l.email is null and v.work_email is not null then now() else l.email_verified_at end`;
+
+/**
+ * Single enrichment has no lead: the organization's leads holding the profile URL and no email take the verified
+ * work email it found (as their work email too), as bulk enrichment's leads do.
+ */
+export async function fillEmailsOfProfile(tx: EntityManager, organizationId: string, networkUrl: string, workEmail: string): Promise<void> {
+  await tx.execute(
+    `update lead as l set work_email = coalesce(l.work_email, v.work_email), ${FOUND_EMAIL_BECOMES_EMAIL}, updated_at = now()
+       from (select ?::varchar as work_email) as v
+      where l.organization_id = ? and l.network_url = ? and l.email is null`,
+    [workEmail, organizationId, networkUrl],
+  );
 }
 
 const ENRICHMENT_FACTS = ['id', 'networkUrl', 'firstName', 'lastName', 'title', 'company', 'companyDomain'] as const;
@@ -88,8 +164,9 @@ export function leadsForEnrichment(
 }
 
 /**
- * Enrichment's delivered data onto the leads, one statement; fields not delivered keep their value. Kept as SQL:
- * an update from a VALUES list reads better than its builder form.
+ * Enrichment's delivered data onto the leads, one statement; fields not delivered keep their value. A delivered work
+ * email is verified (CONTRACT §5), so a lead without an email takes it as its email, `Valid` (CONTRACT §15): the list
+ * can be verified and exported. Kept as SQL: an update from a VALUES list reads better than its builder form.
  */
 export async function writeEnrichedValues(
   tx: EntityManager,
@@ -102,6 +179,7 @@ export async function writeEnrichedValues(
        work_email = coalesce(v.work_email, l.work_email),
        personal_email = coalesce(v.personal_email, l.personal_email),
        phone = coalesce(v.phone, l.phone),
+       ${FOUND_EMAIL_BECOMES_EMAIL},
        enriched_at = now(), updated_at = now()
      from (values ${rows}) as v(id, work_email, personal_email, phone)
      where l.id = v.id`,

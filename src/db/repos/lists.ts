@@ -11,14 +11,15 @@ export async function getList(em: EntityManager, organizationId: string, listId:
   return list;
 }
 
-/** `getList` on the integration-access pool, for the page routes that fork no EntityManager. */
-export async function requireList(pool: Pool, organizationId: string, listId: string): Promise<void> {
-  const { rowCount } = await pool.query({
-    name: 'list_of_organization',
-    text: 'select 1 from lead_list where id = $1 and organization_id = $2',
+/** `getList` on the integration-access pool, for the page routes that fork no EntityManager; answers the list's name. */
+export async function requireList(pool: Pool, organizationId: string, listId: string): Promise<string> {
+  const { rows } = await pool.query<{ name: string }>({
+    name: 'list_name_of_organization',
+    text: 'select name from lead_list where id = $1 and organization_id = $2',
     values: [listId, organizationId],
   });
-  if (!rowCount) throw notFound('List');
+  if (rows.length === 0) throw notFound('List');
+  return rows[0]!.name;
 }
 
 export async function createList(em: EntityManager, organizationId: string, input: { name: string; description?: string | null }) {

@@ -75,14 +75,11 @@ const FILTERS = [
   ['phone', 'phone'],
 ] as const;
 
-/**
- * A page of an organization's leads, oldest first. Each combination of filters is its own statement (32 at
- * most), so every one is planned for the index it can use rather than one generic plan with optional terms.
- */
-export function pageLeadRows<T>(pool: Pool, organizationId: string, filter: LeadFilter, offset: number, limit: number): Promise<Page<T>> {
+/** The filter as conditions on `lead` ($1 the organization), their values, and a statement name unique to the combination. */
+function leadConditions(organizationId: string, filter: LeadFilter) {
   const where = ['organization_id = $1'];
   const values: unknown[] = [organizationId];
-  let name = 'lead_page';
+  let name = '';
   for (const [field, column] of FILTERS) {
     const value = filter[field];
     if (value === undefined) continue;
@@ -95,8 +92,35 @@ export function pageLeadRows<T>(pool: Pool, organizationId: string, filter: Lead
     where.push(`(${SEARCHED.map((column) => `${column} ilike $${values.length}`).join(' or ')})`);
     name += '_search';
   }
-  const conditions = where.join(' and ');
+  return { conditions: where.join(' and '), values, name };
+}
+
+/**
+ * A page of an organization's leads, oldest first. Each combination of filters is its own statement (32 at
+ * most), so every one is planned for the index it can use rather than one generic plan with optional terms.
+ */
+export function pageLeadRows<T>(pool: Pool, organizationId: string, filter: LeadFilter, offset: number, limit: number): Promise<Page<T>> {
+  const { conditions, values, name } = leadConditions(organizationId, filter);
   values.push(limit, offset);
   const text = `select ${LEAD_COLUMNS}, count(*) over () as total from lead where ${conditions} order by id limit $${values.length - 1} offset $${values.length}`;
-  return page(pool, name, text, `select count(*) as total from lead where ${conditions}`, values);
+  return page(pool, `lead_page${name}`, text, `select count(*) as total from lead where ${conditions}`, values);
+}
+
+/**
+ * The leads the filter keeps, oldest first, read `pageSize` at a time after the last id read (keyset: each page one
+ * index range, however deep), so a list of any size streams in bounded memory. A page is read when the consumer
+ * asks for it.
+ */
+export async function* leadRowsByPage<T extends { id: string }>(pool: Pool, organizationId: string, filter: LeadFilter, pageSize: number): AsyncGenerator<T[]> {
+  const { conditions, values, name } = leadConditions(organizationId, filter);
+  const after = values.length + 1;
+  const text = `select ${LEAD_COLUMNS} from lead where ${conditions} and id > $${after} order by id limit $${after + 1}`;
+  let last = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const { rows } = await pool.query<T>({ name: `lead_export${name}`, text, values: [...values, last, pageSize] });
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < pageSize) return;
+    last = rows[rows.length - 1]!.id;
+  }
 }

@@ -40,7 +40,7 @@ export function requireApiKey(scopes: readonly Scope[]): MiddlewareHandler<AppEn
     if (!check.ok) return c.body(REFUSAL_BODIES[check.reason], statusOf(REFUSALS[check.reason]), JSON_TYPE);
     const { apiKey } = check;
     addLogContext({ organizationId: apiKey.organizationId });
-    c.set('principal', { kind: 'api_key', organizationId: apiKey.organizationId, userId: null, apiKeyId: apiKey.id, scopes: apiKey.scopes });
+    c.set('principal', { kind: 'api_key', organizationId: apiKey.organizationId, userId: null, role: null, apiKeyId: apiKey.id, scopes: apiKey.scopes });
     await enforceRateLimit(c, `key:${apiKey.id}`);
     await keys.recordUse(apiKey);
     if (!scopes.some((scope) => apiKey.scopes.includes(scope))) {

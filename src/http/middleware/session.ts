@@ -22,6 +22,7 @@ export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
     kind: 'session',
     organizationId: session.organizationId,
     userId: session.userId,
+    role: session.role,
     apiKeyId: null,
     scopes: ALL_SCOPES,
   });
@@ -30,3 +31,14 @@ export const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 export const organizationId = (c: Context<AppEnv>) => c.var.principal.organizationId;
+
+/**
+ * After authentication, on the routes that manage the organization (API keys, providers, webhooks, invites,
+ * members): a member's session is refused. An API key passes: only an owner can have made it.
+ */
+export const requireOwner: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.var.principal.role === 'member') {
+    throw new ApiError('forbidden', 'Only the organization’s owner can do this', { requiredRole: 'owner' });
+  }
+  await next();
+};

@@ -9,6 +9,7 @@ import { requestEm } from '../middleware/request-context.ts';
 export const apiKeyRoutes = createRouter()
   .openapi(
     sessionRoute({
+      ownerOnly: true,
       method: 'post',
       path: '/',
       tags: ['api-keys'],
@@ -31,6 +32,7 @@ export const apiKeyRoutes = createRouter()
   )
   .openapi(
     sessionRoute({
+      ownerOnly: true,
       method: 'get',
       path: '/',
       tags: ['api-keys'],
@@ -41,6 +43,7 @@ export const apiKeyRoutes = createRouter()
   )
   .openapi(
     sessionRoute({
+      ownerOnly: true,
       method: 'delete',
       path: '/{id}',
       tags: ['api-keys'],

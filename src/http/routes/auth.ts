@@ -9,24 +9,44 @@ import type { AppEnv } from '../env.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
 import { Timestamp, json } from '../schemas/common.ts';
 import { requestEm } from '../middleware/request-context.ts';
+import { USER_ROLES } from '../../domain/roles.ts';
 
 const Email = z.string().trim().toLowerCase().pipe(z.email().max(254)).openapi({ example: 'jane@acme.com' });
 const Password = z.string().min(10).max(1024).openapi({ example: 'correct horse battery' });
 
 const SignupSchema = z
-  .object({ email: Email, password: Password, name: z.string().trim().max(200).optional(), organizationName: z.string().trim().min(1).max(200) })
+  .object({
+    email: Email,
+    password: Password,
+    name: z.string().trim().max(200).optional(),
+    organizationName: z.string().trim().min(1).max(200).optional().openapi({ description: 'Required unless `inviteToken` is given' }),
+    inviteToken: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: 'Joins the organization that made the invite, as a member (no signup credits); then leave `organizationName` out' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.inviteToken !== undefined && body.organizationName !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['organizationName'], message: 'leave it out when joining with an invite' });
+    }
+    if (body.inviteToken === undefined && body.organizationName === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['organizationName'], message: 'Required' });
+    }
+  })
   .openapi('Signup');
 const LoginSchema = z.object({ email: Email, password: z.string().max(1024) }).openapi('Login');
 
 const Me = z
   .object({
-    user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), createdAt: Timestamp }),
+    user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), role: z.enum(USER_ROLES), createdAt: Timestamp }),
     organization: z.object({ id: z.uuid(), name: z.string(), creditBalance: z.number().int(), createdAt: Timestamp }),
   })
   .openapi('Me');
 
 const toMe = ({ user, organization: org }: Account): z.infer<typeof Me> => ({
-  user: { id: user.id, email: user.email, name: user.name ?? null, createdAt: user.createdAt.toISOString() },
+  user: { id: user.id, email: user.email, name: user.name ?? null, role: user.role, createdAt: user.createdAt.toISOString() },
   organization: { id: org.id, name: org.name, creditBalance: org.creditBalance, createdAt: org.createdAt.toISOString() },
 });
 
@@ -54,14 +74,16 @@ export const authRoutes = createRouter()
       method: 'post',
       path: '/signup',
       tags: ['auth'],
-      summary: 'Create a user and its organization, and sign in',
+      summary: 'Create a user and its organization (or join one with an invite), and sign in',
       request: { body: { required: true, ...json(SignupSchema) } },
       responses: { 201: { description: 'Signed up; session cookie set', ...json(Me) } },
       errors: ['validation_error', 'conflict', 'rate_limited'],
     }),
     async (c) => {
       await limitPerAddress(c, 'signup', clientAddress(c));
-      const userId = await signUp(requestEm(c), c.req.valid('json'), c.var.deps.config.SIGNUP_CREDITS);
+      const { inviteToken, organizationName, ...person } = c.req.valid('json');
+      const joining = inviteToken === undefined ? { organizationName: organizationName! } : { inviteToken };
+      const userId = await signUp(requestEm(c), { ...person, ...joining }, c.var.deps.config.SIGNUP_CREDITS);
       await startSession(c, userId);
       return c.json(toMe(await accountOf(requestEm(c), userId)), 201);
     },

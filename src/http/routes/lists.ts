@@ -4,6 +4,7 @@ import {
   createListOf,
   deleteListOf,
   getListOf,
+  leadExport,
   leadImportInto,
   pageLeads,
   pageLists,
@@ -11,9 +12,21 @@ import {
 } from '../../lists/service.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
-import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
+import { type Audience, createRouter, sessionAudience, sessionOrKeyRoute, sessionRoute } from '../router.ts';
+import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
-import { BulkLeadsResult, BulkLeadsSchema, type LeadDto, LeadSchema, ListLeadsQuerySchema, toLeadDto } from '../schemas/lead.ts';
+import {
+  BulkLeadsResult,
+  BulkLeadsSchema,
+  DuplicatesSchema,
+  type LeadDto,
+  LeadSchema,
+  ListLeadsQuerySchema,
+  OnDuplicateSchema,
+  toLeadDto,
+} from '../schemas/lead.ts';
+import { ApiError } from '../../errors.ts';
+import { ON_DUPLICATE } from '../../domain/lead-duplicates.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema, toListDto } from '../schemas/list.ts';
 import { requestEm } from '../middleware/request-context.ts';
 
@@ -23,8 +36,21 @@ const ImportResult = z
     created: z.number().int(),
     skipped: z.number().int(),
     errors: z.array(z.object({ row: z.number().int(), message: z.string() })),
+    duplicates: DuplicatesSchema,
   })
   .openapi('LeadImportResult');
+
+/** The export's columns: every lead field, in the lead's order, in snake case. */
+const EXPORT_FIELDS = Object.keys(LeadSchema.shape) as Array<keyof LeadDto>;
+const EXPORT_HEADER = EXPORT_FIELDS.map((field) => field.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`));
+const encoder = new TextEncoder();
+
+/** The multipart twin of the JSON `onDuplicate`; it must come before the file, which is read as it arrives. */
+function onDuplicateField(fields: Readonly<Record<string, string>>) {
+  const parsed = OnDuplicateSchema.default('skip').safeParse(fields.onDuplicate);
+  if (parsed.success) return parsed.data;
+  throw new ApiError('validation_error', 'Invalid request form', [{ path: 'form.onDuplicate', message: `must be one of ${ON_DUPLICATE.join(', ')}` }]);
+}
 
 /** The list routes, and a list's leads, as the dashboard and integrations share them. */
 export const listRoutesFor = (audience: Audience) =>
@@ -130,8 +156,9 @@ export const listRoutesFor = (audience: Audience) =>
       }),
       async (c) => {
         const { listId } = c.req.valid('param');
-        const { created, leads } = await addLeadsToList(requestEm(c), organizationId(c), listId, c.req.valid('json').leads, audience.leadSource);
-        return c.json({ created, leads: leads.map(toLeadDto) }, 201);
+        const body = c.req.valid('json');
+        const added = await addLeadsToList(requestEm(c), organizationId(c), listId, body.leads, { source: audience.leadSource, onDuplicate: body.onDuplicate ?? 'skip' });
+        return c.json({ ...added, leads: added.leads.map(toLeadDto) }, 201);
       },
     );
 
@@ -143,10 +170,12 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
     tags: ['leads'],
     summary: 'Import leads from a CSV file (multipart `file`)',
     description:
-      'UTF-8 CSV, optional BOM, `,` or `;`. Header names as in lead input, snake_case and common aliases accepted. Invalid rows are skipped and reported.',
+      'UTF-8 CSV, optional BOM, `,` or `;`. Header names as in lead input, snake_case and common aliases accepted. Invalid rows are skipped and reported. ' +
+      'Rows whose lead the list holds already (by email, case-insensitively, or profile URL), or an earlier row holds, are reported in `duplicates`; ' +
+      'an `onDuplicate` field sent before the file chooses what happens to them.',
     request: {
       params: ListParams,
-      body: uploadBody(),
+      body: uploadBody({ onDuplicate: { type: 'string', enum: [...ON_DUPLICATE], default: 'skip', description: OnDuplicateSchema.description } }),
     },
     responses: { 201: { description: 'Imported', ...json(ImportResult) } },
     errors: ['validation_error', 'not_found', 'payload_too_large', 'unsupported_media_type', 'unprocessable'],
@@ -157,8 +186,37 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
     const { result } = await streamMultipart(c.req.raw, {
       fileField: 'file',
       maxFileBytes: config.SCRAPE_MAX_FILE_BYTES,
-      consume: (file) => importLeads(file.stream),
+      consume: (file) => importLeads(file.stream, onDuplicateField(file.fieldsBefore)),
     });
     return c.json(result, 201);
   },
-);
+)
+  .openapi(
+    sessionOrKeyRoute('lists:read', {
+      method: 'get',
+      path: '/{listId}/leads/export',
+      tags: ['leads'],
+      summary: "A list's leads as CSV, oldest first",
+      description:
+        `One header row, \`${EXPORT_HEADER.join(',')}\`, then one row per lead the filters keep, streamed page by page (any size of list). ` +
+        'A session, or an API key with `lists:read`. The file is named after the list.',
+      request: { params: ListParams, query: ListLeadsQuerySchema },
+      responses: { 200: { description: 'CSV file', content: { 'text/csv': { schema: z.string() } } } },
+      errors: ['validation_error', 'not_found'],
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const filter = { listId: c.req.valid('param').listId, emailStatus: query.emailStatus, search: query.search };
+      const { listName, pages } = await leadExport<LeadDto>(c.get('deps').pool, organizationId(c), filter);
+      async function* chunks() {
+        yield encoder.encode(csvLine(EXPORT_HEADER));
+        for await (const page of pages) {
+          yield encoder.encode(page.map((lead) => csvLine(EXPORT_FIELDS.map((field) => lead[field]))).join(''));
+        }
+      }
+      return c.body(ReadableStream.from(chunks()), 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': attachmentDisposition(listName, 'csv'),
+      });
+    },
+  );

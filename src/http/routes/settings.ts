@@ -35,6 +35,7 @@ export const settingsRoutes = createRouter()
   .openapi(
     sessionRoute({
       method: 'put',
+      ownerOnly: true,
       path: '/enrichment-providers',
       tags: ['settings'],
       summary: 'Set the waterfall order, enabled flags and the organization’s own provider keys',

@@ -20,8 +20,8 @@ import {
   DecisionInputSchema,
   DecisionResultSchema,
   JobListQuerySchema,
-  ResultFilterSchema,
   ResultParams,
+  ResultsDownloadQuerySchema,
   ResultsQuerySchema,
   toEstimateDto,
   toProgressDto,
@@ -52,6 +52,7 @@ const CSV_HEADER = [
   'attempts',
   'catch_all_score',
 ];
+const LEAD_CSV_HEADER = ['first_name', 'last_name', 'company', 'title', 'network_url', 'phone'];
 const encoder = new TextEncoder();
 
 /** A verification job's routes, for the dashboard (`/api/verification`) and integrations (`/api/external/verification`). */
@@ -134,7 +135,8 @@ export const verificationJobRoutesFor = (audience: Audience) =>
       }),
       async (c) => {
         const query = c.req.valid('query');
-        const { rows, total } = await pageResults(jobContext(c), c.req.valid('param').jobId, query, offsetOf(query), query.limit);
+        const filter = { results: query.result && [query.result], minScore: query.minScore, maxScore: query.maxScore };
+        const { rows, total } = await pageResults(jobContext(c), c.req.valid('param').jobId, filter, offsetOf(query), query.limit);
         return c.json(paginated(rows.map(toResultDto), total, query), 200);
       },
     )
@@ -224,20 +226,25 @@ export const verificationRoutes = createRouter()
       tags: ['verification'],
       summary: 'Per-address results as CSV',
       description:
-        'Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score`; optional `result`, `minScore` and `maxScore` filters.',
-      request: { params: JobParams, query: ResultFilterSchema },
+        'Columns `email,result,source,reason,domain,mx_host,checked_at,mx_provider,smtp_code,enhanced_code,attempts,catch_all_score`, ' +
+        'then with `columns=lead` `first_name,last_name,company,title,network_url,phone` of the first lead holding the address. ' +
+        '`result` keeps the listed types (`Valid,Catch-All`); `minScore`/`maxScore` bound the Catch-All ones (alone, they keep only Catch-All). ' +
+        'The file is named after the list (`<list>-verification.csv`).',
+      request: { params: JobParams, query: ResultsDownloadQuerySchema },
       responses: { 200: { description: 'CSV file', content: { 'text/csv': { schema: z.string() } } } },
       errors: ['validation_error', 'not_found'],
     }),
     async (c) => {
-      const { jobId, pages } = await resultPages(jobContext(c), c.req.valid('param').jobId, c.req.valid('query'));
+      const { result: results, minScore, maxScore, columns } = c.req.valid('query');
+      const withLead = columns === 'lead';
+      const { listName, pages } = await resultPages(jobContext(c), c.req.valid('param').jobId, { results, minScore, maxScore }, withLead);
       async function* chunks() {
-        yield encoder.encode(csvLine(CSV_HEADER));
+        yield encoder.encode(csvLine(withLead ? [...CSV_HEADER, ...LEAD_CSV_HEADER] : CSV_HEADER));
         for await (const page of pages) {
           yield encoder.encode(
             page
-              .map((r) =>
-                csvLine([
+              .map(({ result: r, lead }) => {
+                const cells = [
                   r.email,
                   r.result,
                   r.source,
@@ -250,15 +257,17 @@ export const verificationRoutes = createRouter()
                   r.enhancedCode,
                   String(r.attempts),
                   r.catchAllScore === null ? null : String(r.catchAllScore),
-                ]),
-              )
+                ];
+                if (!withLead) return csvLine(cells);
+                return csvLine([...cells, lead?.firstName, lead?.lastName, lead?.company, lead?.title, lead?.networkUrl, lead?.phone]);
+              })
               .join(''),
           );
         }
       }
       return c.body(ReadableStream.from(chunks()), 200, {
         'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': attachmentDisposition(`verification-${jobId}`, 'csv'),
+        'Content-Disposition': attachmentDisposition(`${listName}-verification`, 'csv'),
       });
     },
   )

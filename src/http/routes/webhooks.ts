@@ -19,6 +19,7 @@ import { requestEm } from '../middleware/request-context.ts';
 export const webhookRoutes = createRouter()
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
+      ownerOnly: true,
       method: 'post',
       path: '/',
       tags: ['webhooks'],
@@ -41,6 +42,7 @@ export const webhookRoutes = createRouter()
   )
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
+      ownerOnly: true,
       method: 'get',
       path: '/',
       tags: ['webhooks'],
@@ -51,6 +53,7 @@ export const webhookRoutes = createRouter()
   )
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
+      ownerOnly: true,
       method: 'delete',
       path: '/{id}',
       tags: ['webhooks'],
@@ -66,6 +69,7 @@ export const webhookRoutes = createRouter()
   )
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
+      ownerOnly: true,
       method: 'get',
       path: '/{id}/deliveries',
       tags: ['webhooks'],
@@ -82,6 +86,7 @@ export const webhookRoutes = createRouter()
   )
   .openapi(
     sessionOrKeyRoute('webhooks:write', {
+      ownerOnly: true,
       method: 'post',
       path: '/{id}/deliveries/{deliveryId}/retry',
       tags: ['webhooks'],

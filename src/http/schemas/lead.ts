@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { EMAIL_RESULTS, LEAD_SOURCES } from '../../domain/lead.ts';
 import { LeadInputSchema } from '../../domain/lead-input.ts';
+import { ON_DUPLICATE } from '../../domain/lead-duplicates.ts';
 import type { LeadRecord } from '../../lists/service.ts';
 import { iso, Timestamp } from './common.ts';
 
@@ -52,9 +53,26 @@ export const toLeadDto = (l: LeadRecord): LeadDto => ({
   updatedAt: l.updatedAt.toISOString(),
 });
 
+export const OnDuplicateSchema = z.enum(ON_DUPLICATE).openapi({
+  description:
+    'A lead whose email (case-insensitively) or profile URL the list already holds, or an earlier lead of the same request: `skip` it (the default), or `update` fills the existing lead’s empty fields with it',
+});
+
+/** Leads left out because the list held them already (or the request did earlier). */
+export const DuplicatesSchema = z
+  .object({
+    count: z.number().int(),
+    rows: z.array(z.number().int()).openapi({ description: '1-based positions in `leads`, or 1-based data rows of the file (the header not counted)' }),
+  })
+  .openapi('LeadDuplicates');
+
 /** Body and answer of the bulk-add routes (session and external). */
-export const BulkLeadsSchema = z.object({ leads: z.array(LeadInputSchema).min(1).max(1000) }).openapi('BulkLeads');
-export const BulkLeadsResult = z.object({ created: z.number().int(), leads: z.array(LeadSchema) }).openapi('BulkLeadsResult');
+export const BulkLeadsSchema = z
+  .object({ leads: z.array(LeadInputSchema).min(1).max(1000), onDuplicate: OnDuplicateSchema.optional() })
+  .openapi('BulkLeads');
+export const BulkLeadsResult = z
+  .object({ created: z.number().int(), leads: z.array(LeadSchema).openapi({ description: 'The leads created' }), duplicates: DuplicatesSchema })
+  .openapi('BulkLeadsResult');
 
 export const LeadFilterSchema = z.object({
   emailStatus: z.enum(EMAIL_RESULTS).optional(),

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
 import { CATCH_ALL_MAX_SCORE, CATCH_ALL_REASONS, MAILBOX_SIGNALS } from '../../domain/catch-all.ts';
 import type { CatchAllBand, DomainStat, VerificationJobView, ResultRow } from '../../verification/views.ts';
-import { EMAIL_RESULTS } from '../../domain/lead.ts';
+import { EMAIL_RESULTS, type EmailResult } from '../../domain/lead.ts';
 import {
   costEstimate,
   DECISIONS,
@@ -168,20 +168,34 @@ const scoreBound = (bound: string) =>
     .optional()
     .openapi({ description: `Only Catch-All results whose catchAllScore is ${bound}` });
 
-export const ResultFilterSchema = z
-  .object({
-    result: z.enum(EMAIL_RESULTS).optional(),
-    minScore: scoreBound('at least this'),
-    maxScore: scoreBound('at most this'),
-  })
-  .refine((f) => f.minScore === undefined || f.maxScore === undefined || f.minScore <= f.maxScore, {
-    message: 'minScore must not be above maxScore',
-    path: ['minScore'],
-  });
-export const ResultsQuerySchema = PageQuerySchema.extend(ResultFilterSchema.shape).refine(
+const boundsInOrder: [(f: { minScore?: number; maxScore?: number }) => boolean, { message: string; path: string[] }] = [
   (f) => f.minScore === undefined || f.maxScore === undefined || f.minScore <= f.maxScore,
   { message: 'minScore must not be above maxScore', path: ['minScore'] },
-);
+];
+const scoreBounds = { minScore: scoreBound('at least this'), maxScore: scoreBound('at most this') };
+
+export const ResultsQuerySchema = PageQuerySchema.extend({ result: z.enum(EMAIL_RESULTS).optional(), ...scoreBounds }).refine(...boundsInOrder);
+
+/** The download's segments: result types as a comma list (`Valid,Catch-All`), and the lead's columns on request. */
+export const ResultsDownloadQuerySchema = z
+  .object({
+  result: z
+    .string()
+    .transform((list, ctx) => {
+      const results = [...new Set(list.split(',').map((r) => r.trim()))];
+      const unknown = results.filter((r) => !(EMAIL_RESULTS as readonly string[]).includes(r));
+      if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown result ${unknown.join(', ')}; expected a comma list of ${EMAIL_RESULTS.join(', ')}` });
+      return results as EmailResult[];
+    })
+    .optional()
+    .openapi({ description: 'Result types to keep, as a comma list', example: 'Valid,Catch-All' }),
+  columns: z
+    .enum(['lead'])
+    .optional()
+    .openapi({ description: '`lead` appends `first_name,last_name,company,title,network_url,phone` of the (first) lead holding the address' }),
+  ...scoreBounds,
+  })
+  .refine(...boundsInOrder);
 
 export const VerificationResultSchema = z
   .object({
