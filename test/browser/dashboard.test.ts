@@ -367,6 +367,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await lusha.getByRole('button', { name: 'Move Lusha up' }).click();
       await page.getByText('Order saved.').waitFor();
       expect(await page.locator('.providers > li strong').allTextContents()).toEqual([
+        'Email finder (this service)',
         'People Data Labs',
         'Lusha',
         'Hunter',

@@ -4,7 +4,6 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
 import { applyCredits } from '../../src/db/repos/credits.ts';
-import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import { listen } from '../../src/http/server.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
@@ -19,17 +18,7 @@ import { companyRows, personOf } from '../support/scrape.ts';
 // → verify (with a paid decision) → download → re-import, the paid starts confirmed, the service stopped and back,
 // a teammate invited; every screen checked at 390 px (no sideways page scroll) and 1280 px (tables fit), with a
 // screenshot of each step in test-results/screenshots/.
-//
-// Steps marked [§15], [§14] or [§9 session] use routes of CONTRACT §15 (dedupe, found emails as emails, segmented
-// downloads, teams, usage, list export), §14 (the finder) or the session twin of /api/external/verify, which are
-// built on other branches: they run once the service's OpenAPI document declares those routes, and are skipped
-// (named in the run's output) until then.
 
-const ROUTES = buildOpenApiDocument().paths ?? {};
-const has = (path: string) => path in ROUTES;
-const PIPELINE = has('/api/usage') && has('/api/organization/members') && has('/api/lists/{listId}/leads/export');
-const SESSION_VERIFY = has('/api/verification/verify');
-const FINDER = has('/api/enrichment/find-email');
 
 let world: EnrichmentWorld | undefined;
 let h: Harness | undefined;
@@ -172,7 +161,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     await layout('list-enriched');
   });
 
-  it.skipIf(!PIPELINE)('[§15] verifies the found emails and downloads the valid ones with the leads’ columns, named after the list', { timeout: 180_000 }, async () => {
+  it('verifies the found emails and downloads the valid ones with the leads’ columns, named after the list', { timeout: 180_000 }, async () => {
     await go(`#/lists/${pipelineListId}`);
     await page.getByRole('link', { name: 'Verify emails' }).click();
     await page.getByRole('button', { name: 'Start verification' }).click();
@@ -267,7 +256,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     expect(await vera.locator('.status').textContent()).toBe('Valid');
   });
 
-  it.skipIf(!PIPELINE)('[§15] downloads what the filter shows, with the leads’ names and companies and the phones as they are', { timeout: 60_000 }, async () => {
+  it('downloads what the filter shows, with the leads’ names and companies and the phones as they are', { timeout: 60_000 }, async () => {
     const csv = await (await context.request.get(`${origin}/api/verification/jobs/${jobId}/results/download?result=Valid&columns=lead`)).text();
     const lines = csv.trim().split('\n');
     expect(lines).toHaveLength(3);
@@ -280,7 +269,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     expect(download.suggestedFilename()).toBe('Imported prospects.csv');
   });
 
-  it.skipIf(!PIPELINE)('[§15] re-imports the same file: every lead is a duplicate, skipped and reported', { timeout: 60_000 }, async () => {
+  it('re-imports the same file: every lead is a duplicate, skipped and reported', { timeout: 60_000 }, async () => {
     await go(`#/lists/${importedListId}`);
     await page.getByText('Import leads from a CSV').click();
     await page.getByTestId('import-file').setInputFiles({ name: 'prospects.csv', mimeType: 'text/csv', buffer: Buffer.from(importedCsv()) });
@@ -324,7 +313,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     );
   });
 
-  it.skipIf(!SESSION_VERIFY)('[§9 session] verifies one address in the box', { timeout: 60_000 }, async () => {
+  it('verifies one address in the box', { timeout: 60_000 }, async () => {
     await go('#/verification');
     const box = page.getByRole('form', { name: 'Verify one address' });
     await box.getByLabel('Email address').fill('not an address');
@@ -349,7 +338,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     expect(await page.getByTestId('breakdown').locator('li[data-result="Valid"]').textContent()).toContain('100%');
   });
 
-  it.skipIf(!FINDER)('[§14] finds an email from a name and a company domain', { timeout: 120_000 }, async () => {
+  it('finds an email from a name and a company domain', { timeout: 120_000 }, async () => {
     await go('#/enrichment');
     const box = page.getByTestId('find-email');
     await box.getByLabel('First name').fill('User');
@@ -363,7 +352,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     await layout('find-email');
   });
 
-  it.skipIf(!PIPELINE)('[§15] shows the spend to date and the usage by month, with a month’s charges', { timeout: 60_000 }, async () => {
+  it('shows the spend to date and the usage by month, with a month’s charges', { timeout: 60_000 }, async () => {
     await go('#/account');
     expect(await page.getByTestId('spend-to-date').textContent()).toContain('3 credits');
     await page.getByRole('link', { name: 'Usage by month' }).click();
@@ -374,7 +363,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
     await layout('usage');
   });
 
-  it.skipIf(!PIPELINE)('[§15] invites a teammate, who joins by the link, sees the lists and no keys', { timeout: 120_000 }, async () => {
+  it('invites a teammate, who joins by the link, sees the lists and no keys', { timeout: 120_000 }, async () => {
     await go('#/settings/members');
     await page.getByRole('button', { name: 'Create an invite link' }).click();
     const link = (await page.getByTestId('invite-link').textContent())!;
@@ -400,6 +389,7 @@ describe('the sales pipeline, one rep from sign-up on', () => {
       await teammate.close();
     }
     await page.reload();
+    await page.getByTestId('members').locator('tbody tr').nth(1).waitFor();
     expect(await page.getByTestId('members').locator('tbody tr').count()).toBe(2);
   });
 
