@@ -17,4 +17,4 @@ export function useSession(): Session {
 }
 
 /** Whether the signed-in user may manage keys, providers, webhooks and members (CONTRACT §15: owners only). */
-export const isOwner = (me: Me) => me.user.role !== 'member';
+export const isOwner = (me: Me) => me.user.role === 'owner';

@@ -15,6 +15,10 @@ import type {
 } from '../src/http/schemas/verification.ts';
 import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../src/http/schemas/webhook.ts';
 import type { VerifyResultSchema } from '../src/http/schemas/verify.ts';
+import type { FindEmailResultSchema } from '../src/http/schemas/find-email.ts';
+import type { InviteSchema, MemberSchema, MeSchema } from '../src/http/schemas/account.ts';
+import type { MonthUsageSchema } from '../src/http/schemas/usage.ts';
+import type { DuplicatesSchema } from '../src/http/schemas/lead.ts';
 export type { BulkJobDto as BulkJob } from '../src/enrichment/views.ts';
 export type { ScrapeJobDto as ScrapeJob } from '../src/scrape/views.ts';
 export type { VerificationJobDto as VerificationJob } from '../src/verification/views.ts';
@@ -36,61 +40,19 @@ export type Delivery = z.infer<typeof WebhookDeliverySchema>;
 export type Transcript = Pick<z.infer<typeof VerificationResultTranscriptSchema>, 'transcript'>;
 
 /** CONTRACT §15: the user who signed the organization up is its `owner`, invited users are `member`s. */
-export type Role = 'owner' | 'member';
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  /** Absent from services older than §15, where every user is their organization's only (owning) user. */
-  role?: Role;
-}
-/** `GET /api/organization/members` (CONTRACT §15). */
-export interface Member {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  createdAt: string;
-}
-/** `POST /api/organization/invites` (CONTRACT §15): the token is shown once. */
-export interface Invite {
-  token: string;
-  inviteUrl: string;
-  expiresAt: string;
-}
-/** `GET /api/usage` (CONTRACT §15): one entry per month. */
-export interface UsageMonth {
-  month: string;
-  credits: { workEmail: number; personalEmail: number; phone: number; total: number };
-  verificationDollars: number;
-  jobs: { verification: number; scrape: number; enrichment: number };
-}
+export type Me = z.infer<typeof MeSchema>;
+export type User = Me['user'];
+export type Organization = Me['organization'];
+export type Role = User['role'];
+/** `GET /api/organization/members`. */
+export type Member = z.infer<typeof MemberSchema>;
+/** `POST /api/organization/invites`: the token is shown once. */
+export type Invite = z.infer<typeof InviteSchema>;
+/** `GET /api/usage`: one entry per month. */
+export type UsageMonth = z.infer<typeof MonthUsageSchema>;
 /** `POST /api/verification/verify` answers as `POST /api/external/verify` (CONTRACT §9.1). */
 export type SingleCheck = z.infer<typeof VerifyResultSchema>;
-/**
- * `POST /api/enrichment/find-email` (CONTRACT §14): the find (a 202 answers `{ findId }` instead). Declared here until
- * this branch has the finder's schema (`FindEmailResultSchema`); then `z.infer` of it.
- */
-export interface FoundEmail {
-  email: string | null;
-  result: 'Valid' | 'Catch-All' | null;
-  catchAllScore: number | null;
-  template: string | null;
-  /** The candidates asked, in order, each with the reply that decided it (none for a guess on a catch-all domain). */
-  candidatesTried: Array<{ email: string; template: string; via: 'rcpt' | 'directory'; result: string; reply: string }>;
-  creditsUsed: number;
-}
+/** `POST /api/enrichment/find-email` (CONTRACT §14): the find (a 202 answers `{ findId }` instead). */
+export type FoundEmail = z.infer<typeof FindEmailResultSchema>;
 /** CONTRACT §15: what adding or importing leads skipped (or filled) as already in the list. */
-export interface Duplicates {
-  count: number;
-  rows: number[];
-}
-export interface Organization {
-  id: string;
-  name: string;
-  creditBalance: number;
-}
-export interface Me {
-  user: User;
-  organization: Organization;
-}
+export type Duplicates = z.infer<typeof DuplicatesSchema>;

@@ -151,7 +151,7 @@ export function AccountScreen() {
         <dd>
           {me.user.name ? `${me.user.name} · ` : ''}
           {me.user.email}
-          {me.user.role && <span class="tag">{me.user.role === 'owner' ? 'owner' : 'member'}</span>}
+          <span class="tag">{me.user.role}</span>
         </dd>
         <dt>Credit balance</dt>
         <dd data-testid="account-balance">{credits(me.organization.creditBalance)}</dd>

@@ -7,9 +7,9 @@ import { clientAddress } from '../client-address.ts';
 import { enforceRateLimit } from '../middleware/rate-limit.ts';
 import type { AppEnv } from '../env.ts';
 import { createRouter, publicRoute, sessionRoute } from '../router.ts';
-import { Timestamp, json } from '../schemas/common.ts';
+import { json } from '../schemas/common.ts';
+import { MeSchema as Me } from '../schemas/account.ts';
 import { requestEm } from '../middleware/request-context.ts';
-import { USER_ROLES } from '../../domain/roles.ts';
 
 const Email = z.string().trim().toLowerCase().pipe(z.email().max(254)).openapi({ example: 'jane@acme.com' });
 const Password = z.string().min(10).max(1024).openapi({ example: 'correct horse battery' });
@@ -37,13 +37,6 @@ const SignupSchema = z
   })
   .openapi('Signup');
 const LoginSchema = z.object({ email: Email, password: z.string().max(1024) }).openapi('Login');
-
-const Me = z
-  .object({
-    user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), role: z.enum(USER_ROLES), createdAt: Timestamp }),
-    organization: z.object({ id: z.uuid(), name: z.string(), creditBalance: z.number().int(), createdAt: Timestamp }),
-  })
-  .openapi('Me');
 
 const toMe = ({ user, organization: org }: Account): z.infer<typeof Me> => ({
   user: { id: user.id, email: user.email, name: user.name ?? null, role: user.role, createdAt: user.createdAt.toISOString() },

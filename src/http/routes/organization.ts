@@ -1,24 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createInvite, membersOf, removeMember } from '../../accounts/team.ts';
-import { USER_ROLES } from '../../domain/roles.ts';
 import type { AppEnv } from '../env.ts';
 import { requestEm } from '../middleware/request-context.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
-import { json, Timestamp, uuidParam } from '../schemas/common.ts';
-
-const InviteSchema = z
-  .object({
-    token: z.string().openapi({ description: 'Shown in this answer only; single use' }),
-    inviteUrl: z.string().openapi({ description: 'The dashboard page that accepts the invite (`/#/join?token=…`)' }),
-    expiresAt: Timestamp.openapi({ description: '7 days after creation' }),
-  })
-  .openapi('OrganizationInvite');
-
-const MemberSchema = z
-  .object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), role: z.enum(USER_ROLES), createdAt: Timestamp })
-  .openapi('OrganizationMember');
+import { json, uuidParam } from '../schemas/common.ts';
+import { InviteSchema, MemberSchema } from '../schemas/account.ts';
 
 /** Where the dashboard is served: the configured public origin, else the origin the request came to. */
 const dashboardOrigin = (c: Context<AppEnv>) => c.var.deps.config.PUBLIC_ORIGIN?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;

@@ -4,6 +4,7 @@ import { requestEm } from '../middleware/request-context.ts';
 import { organizationId } from '../middleware/session.ts';
 import { createRouter, sessionRoute } from '../router.ts';
 import { json } from '../schemas/common.ts';
+import { MonthUsageSchema } from '../schemas/usage.ts';
 
 const MAX_MONTHS = 120;
 const Month = z
@@ -26,19 +27,6 @@ const UsageQuerySchema = z
   })
   .refine((q) => monthIndex(q.from) <= monthIndex(q.to), { message: 'from must not be after to', path: ['from'] })
   .refine((q) => monthIndex(q.to) - monthIndex(q.from) < MAX_MONTHS, { message: `at most ${MAX_MONTHS} months at once`, path: ['from'] });
-
-const MonthUsageSchema = z
-  .object({
-    month: z.string().openapi({ example: '2026-11' }),
-    credits: z
-      .object({ workEmail: z.number().int(), personalEmail: z.number().int(), phone: z.number().int(), total: z.number().int() })
-      .openapi({ description: 'Credits charged (ledger debits) by datum; `total` is every debit of the month' }),
-    verificationDollars: z.number().openapi({ description: 'Spent on the verification provider (micro-dollar exact, 6 decimals)', example: 0.0015 }),
-    jobs: z
-      .object({ verification: z.number().int(), scrape: z.number().int(), enrichment: z.number().int() })
-      .openapi({ description: 'Jobs created, by kind' }),
-  })
-  .openapi('MonthUsage');
 
 /** `/api/usage`: what the organization spent, month by month (CONTRACT §15). */
 export const usageRoutes = createRouter().openapi(
