@@ -262,6 +262,7 @@ try {
     await clientRun(agent, await listOf(agent, addresses(group, 2 * group.domains), `${name} warm-up`));
     step(`${name}: job of ${count.toLocaleString('en')} addresses`);
     const listId = await listOf(agent, addresses(group, count), name);
+    const hostsBefore = await ask<{ hostPeaks: Record<string, [number, number]> }>('stats');
     const run = await clientRun(agent, listId);
     const expectedValid = addresses(group, count).filter((e) => e.startsWith('user')).length;
     if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== count - expectedValid) {
@@ -279,6 +280,12 @@ try {
       const byDomain = Map.groupBy(addresses(group, count), (a) => a.slice(a.indexOf('@') + 1));
       const domains = await Promise.all(
         [...byDomain].map(async ([domain, list]) => ({ domain, addresses: list, ip: (await resolver.resolve4(`mx.${domain}`))[0]! })),
+      );
+      const hostsAfter = await ask<{ hostPeaks: Record<string, [number, number]> }>('stats');
+      const flatHosts = Object.keys(hostsAfter.hostPeaks).filter((h) => h.startsWith(`mx.${group.prefix}`));
+      const sessions = flatHosts.reduce((n, h) => n + hostsAfter.hostPeaks[h]![1] - (hostsBefore.hostPeaks[h]?.[1] ?? 0), 0);
+      report.push(
+        `            the job's sessions: ${sessions} over ${flatHosts.length} hosts, at most ${Math.max(...flatHosts.map((h) => hostsAfter.hostPeaks[h]![0]))} at once on one host`,
       );
       const floorMs = await bareSessions(world.port, domains, config.SMTP_PROBE_CONCURRENCY);
       const floorRate = count / (floorMs / 1000);

@@ -64,6 +64,8 @@ process.on('message', (message: string) => {
     process.send!({
       ...world.totals(),
       maxConcurrentSessions: world.maxConcurrentSessions(),
+      // Per host of a group ("f…"): its most sessions at once, and its sessions so far.
+      hostPeaks: Object.fromEntries(Object.entries(world.servers).map(([h, s]) => [h, [s.stats.maxConcurrentSessions, s.stats.sessions]])),
       sharedPeaks: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentSessions ?? 0])),
       // The fleet's own count of sessions at once per client address: what the budget must hold to.
       sharedBySource: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentBySource ?? {}])),

@@ -1,5 +1,6 @@
 import { OpenAPIHono, type RouteConfig, createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv, Scope } from './env.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { errorResponses } from './errors.ts';
@@ -13,7 +14,8 @@ export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        const details = result.error.issues.map((issue) => ({
+        // A body of many bad elements would list as many issues: the first MAX_ISSUES say what is wrong.
+        const details = result.error.issues.slice(0, MAX_ISSUES).map((issue) => ({
           path: [result.target, ...issue.path.map(String)].join('.'),
           message: issue.message,
         }));
@@ -24,6 +26,9 @@ export function createRouter() {
     },
   });
 }
+
+/** Most validation issues a 400 lists. */
+export const MAX_ISSUES = 100;
 
 /** PostgreSQL cannot store U+0000 in text; the first string holding one, as a field path, is refused up front. */
 export function pathOfNul(value: unknown, path: string[]): string | undefined {
@@ -36,8 +41,11 @@ export function pathOfNul(value: unknown, path: string[]): string | undefined {
   return undefined;
 }
 
-/** `idempotent`: the route creates a job or leads, or charges credits, and honours `Idempotency-Key` (CONTRACT §9.2). */
-type Extra = { errors?: ErrorCode[]; idempotent?: boolean };
+/**
+ * `idempotent`: the route creates a job or leads, or charges credits, and honours `Idempotency-Key` (CONTRACT §9.2).
+ * `maxBodyBytes`: the largest JSON body the route reads (default JSON_BODY_BYTES); BODY_LIMIT_BYTES caps every body.
+ */
+type Extra = { errors?: ErrorCode[]; idempotent?: boolean; maxBodyBytes?: number };
 /** `ownerOnly`: the route manages the organization; a member's session gets 403 `forbidden` (CONTRACT §15). */
 type SessionExtra = Extra & { ownerOnly?: boolean };
 
@@ -45,9 +53,18 @@ type SessionExtra = Extra & { ownerOnly?: boolean };
 const authenticate = (auth: MiddlewareHandler<AppEnv>, ownerOnly: boolean | undefined) => (ownerOnly ? [auth, requireOwner] : [auth]);
 
 /**
+ * What a JSON body may weigh unless its route says more: every such body is a few fields (the longest a list's
+ * 5,000-character description), so 64 KiB leaves room for any escaping. Parsed JSON takes several times its
+ * bytes, so the limit is what bounds the memory one request costs before its schema has seen it.
+ */
+export const JSON_BODY_BYTES = 64 * 1024;
+/** A bulk route's body (1,000 leads, 10,000 outcomes): as much as BODY_LIMIT_BYTES allows by default. */
+export const BULK_BODY_BYTES = 1024 * 1024;
+
+/**
  * The errors a route returns because of its shape, whatever its handler does, so no declaration can forget
- * them: input that fails its schema (400), a body over the limit (413: app.ts limits every body, an upload its
- * own), and an `Idempotency-Key` that is malformed (400), still running (409) or reused for another request (422).
+ * them: input that fails its schema (400), a body over the limit (413: app.ts limits every body, a JSON route its
+ * own, an upload its file), and an `Idempotency-Key` that is malformed (400), still running (409) or reused for another request (422).
  */
 function impliedErrors(route: Plain, idempotent: boolean | undefined): ErrorCode[] {
   const implied: ErrorCode[] = [];
@@ -80,9 +97,25 @@ function takesJson(route: Plain) {
   return Object.keys(content).some((type) => /json/i.test(type));
 }
 
-/** The body checks run after authentication (as the validator does), and the idempotency check too: keys belong to the caller's organization. */
-function withMiddleware<R extends Plain>(route: R, idempotent: boolean | undefined, auth: MiddlewareHandler<AppEnv>[]) {
-  const middleware = takesJson(route) ? [...auth, utf8Json] : auth;
+/** Refuses a body over `maxSize` before it is read: by its Content-Length, or as a chunked one streams past it. */
+function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError('payload_too_large', `Request body is over ${maxSize} bytes`);
+    },
+  });
+}
+
+/**
+ * The body checks run after authentication (as the validator does), and the idempotency check too: keys belong to
+ * the caller's organization. A JSON route's own size limit comes first, and the OpenAPI document states it.
+ */
+function withMiddleware<R extends Plain>(plain: R, extra: Extra, auth: MiddlewareHandler<AppEnv>[]) {
+  const { idempotent, maxBodyBytes = JSON_BODY_BYTES } = extra;
+  const json = takesJson(plain);
+  const route = json ? { ...plain, 'x-max-body-bytes': maxBodyBytes } : plain;
+  const middleware = json ? [...auth, limitBody(maxBodyBytes), utf8Json] : auth;
   if (!idempotent) return { route, middleware };
   // Every stored answer (below 500) may come back as a replay, so each documented response may carry the header.
   const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, { ...response, headers: ReplayedHeader }]));
@@ -92,9 +125,9 @@ type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 
 /** A route for the dashboard: session cookie, CSRF-checked, with its error responses documented. */
 export function sessionRoute<const R extends Plain>(config: R & SessionExtra) {
-  const { errors: declared = [], idempotent, ownerOnly, ...plain } = config;
+  const { errors: declared = [], idempotent, maxBodyBytes, ownerOnly, ...plain } = config;
   const errors = [...declared, ...impliedErrors(plain, idempotent)];
-  const { route, middleware } = withMiddleware(plain, idempotent, authenticate(requireSession, ownerOnly));
+  const { route, middleware } = withMiddleware(plain, { idempotent, maxBodyBytes }, authenticate(requireSession, ownerOnly));
   return createRoute({
     ...(route as R),
     security: [{ session: [] }] as Array<Record<string, string[]>>,
@@ -108,10 +141,10 @@ export function sessionRoute<const R extends Plain>(config: R & SessionExtra) {
  * lists each accepted scope as an alternative `apiKey` requirement (OpenAPI 3.1 allows scopes on any scheme).
  */
 export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scope[], config: R & Extra) {
-  const { errors: declared = [], idempotent, ...plain } = config;
+  const { errors: declared = [], idempotent, maxBodyBytes, ...plain } = config;
   const errors = [...declared, ...impliedErrors(plain, idempotent)];
   const accepted: readonly Scope[] = typeof scopes === 'string' ? [scopes] : scopes;
-  const { route, middleware } = withMiddleware(plain, idempotent, [requireApiKey(accepted)]);
+  const { route, middleware } = withMiddleware(plain, { idempotent, maxBodyBytes }, [requireApiKey(accepted)]);
   const needs = `Requires an API key with the ${accepted.map((s) => `\`${s}\``).join(' or ')} scope.`;
   return createRoute({
     ...(route as R),
@@ -127,11 +160,11 @@ export function apiKeyRoute<const R extends Plain>(scopes: Scope | readonly Scop
  * `/api/webhooks` does (CONTRACT §1.3): a request carrying a key is judged by its key alone.
  */
 export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R & SessionExtra) {
-  const { errors: declared = [], idempotent, ownerOnly, ...plain } = config;
+  const { errors: declared = [], idempotent, maxBodyBytes, ownerOnly, ...plain } = config;
   const errors = [...declared, ...impliedErrors(plain, idempotent)];
   const byKey = requireApiKey([scope]);
   const either: MiddlewareHandler<AppEnv> = (c, next) => (c.req.header('x-api-key') === undefined ? requireSession(c, next) : byKey(c, next));
-  const { route, middleware } = withMiddleware(plain, idempotent, authenticate(either, ownerOnly));
+  const { route, middleware } = withMiddleware(plain, { idempotent, maxBodyBytes }, authenticate(either, ownerOnly));
   return createRoute({
     ...(route as R),
     security: [{ session: [] }, { apiKey: [scope] }] as Array<Record<string, string[]>>,
@@ -142,9 +175,9 @@ export function sessionOrKeyRoute<const R extends Plain>(scope: Scope, config: R
 
 /** A route without authentication (signup, login, health). */
 export function publicRoute<const R extends Plain>(config: R & Extra) {
-  const { errors: declared = [], ...plain } = config;
+  const { errors: declared = [], maxBodyBytes, ...plain } = config;
   const errors = [...declared, ...impliedErrors(plain, false)];
-  const { route, middleware } = withMiddleware(plain, false, []);
+  const { route, middleware } = withMiddleware(plain, { maxBodyBytes }, []);
   // `security: []` says "no credentials" outright; without it a reader (or a linter) cannot tell public from forgotten.
   return createRoute({ ...(route as R), security: [] as Array<Record<string, string[]>>, middleware, responses: { ...errorResponses(...errors), ...route.responses } as R['responses'] });
 }

@@ -31,6 +31,11 @@ export class FairSlots {
     return n;
   }
 
+  /** A slot is free now and nobody waits for one: taking it delays no one. */
+  get spare(): boolean {
+    return this.#inUse < this.capacity && this.#queues.size === 0;
+  }
+
   /** Someone other than `owner` waits for a slot: a session of `owner` should hand its slot on. */
   othersWaiting(owner: string): boolean {
     for (const waiting of this.#queues.keys()) if (waiting !== owner) return true;

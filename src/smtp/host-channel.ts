@@ -13,6 +13,7 @@ import type { SocksProxy } from '../domain/socks-proxy.ts';
 import { HostQueue, type QueuedItem } from './host-queue.ts';
 import { OpenSockets } from './open-sockets.ts';
 import { SmtpSession } from './session.ts';
+import { anotherSessionPays, shareOf } from './session-plan.ts';
 import type { SessionLease, SharedBudget } from './shared-budget.ts';
 import type { TlsResumption } from './connection.ts';
 
@@ -115,6 +116,8 @@ export class HostChannel {
   #fruitlessRun = 0;
   /** Aborts sessions still being opened once nobody waits for an answer any more. */
   #opening = new AbortController();
+  /** How long the last session took from connect to EHLO answered (ms); null before one opened. */
+  #openMs: number | null = null;
 
   constructor(host: string, provider: MxProvider, limits: ProviderLimits, ctx: ChannelContext) {
     this.host = host;
@@ -246,14 +249,16 @@ export class HostChannel {
   }
 
   /**
-   * Opens sessions while there is work for more than the open ones and the pacing allows. Work means
-   * real addresses: a session asks the catch-all probes in a short transaction of their own before
-   * them, so a probe is no reason for another session (each costs a connection, a greeting and EHLO).
+   * Opens sessions while the pacing allows and another one is worth it: when the waiting addresses are more than
+   * the open ones' transactions hold, or when they would finish sooner on one more session (session-plan.ts)
+   * and a slot is free (taking one another host waits for would only move the wait there). Work means real
+   * addresses: a session asks the catch-all probes in a short transaction of their own before them, so a probe
+   * is no reason for another session (each costs a connection, a greeting and EHLO).
    */
   #pump(): void {
     for (;;) {
       if (this.#queue.waiting === 0 || this.#sessions >= this.pacing.allowed) return;
-      if (this.#sessions > 0 && this.#queue.waitingAddresses <= this.#sessions * this.#ctx.batchSize) return;
+      if (this.#sessions > 0 && !this.#wantsAnotherSession()) return;
       const wait = this.pacing.waitBeforeOpen();
       if (wait > 0) {
         if (this.#timer === null) {
@@ -269,6 +274,14 @@ export class HostChannel {
       this.pacing.opened();
       void this.#runSession();
     }
+  }
+
+  #wantsAnotherSession(): boolean {
+    const waiting = this.#queue.waitingAddresses;
+    if (waiting > this.#sessions * this.#ctx.batchSize) return true;
+    const perAddressMs = this.pacing.replyMs;
+    if (perAddressMs === null || this.#openMs === null || !this.#ctx.slots.spare) return false;
+    return anotherSessionPays({ waiting, sessions: this.#sessions, perAddressMs, openMs: this.#openMs });
   }
 
   async #runSession(): Promise<void> {
@@ -292,6 +305,7 @@ export class HostChannel {
       this.#queue.putFirst(owner);
       // A lost lease ends the session: another process may be using its slot already.
       const signal = lease ? AbortSignal.any([this.#opening.signal, lease.lost]) : this.#opening.signal;
+      const openStarted = Date.now();
       const opened = await this.#open(signal, sockets);
       if (!(opened instanceof SmtpSession)) {
         if (opened.blocked) this.#egressBlocked(opened.blocked, []);
@@ -300,6 +314,7 @@ export class HostChannel {
         return;
       }
       session = opened;
+      this.#openMs = Date.now() - openStarted;
       this.#openSessions += 1;
       smtpOpenSessions.inc(metric);
       // Postfix announces itself by default, and its soft error limit is known: no trial needed.
@@ -388,7 +403,9 @@ export class HostChannel {
       this.#moveAway([]);
       return { drained: false, reason: 'egress quarantined' };
     }
-    const batch = this.#queue.take(this.#ctx.batchSize);
+    // What this session learnt so far (its opening, the replies) may make another one worth it before it takes its share.
+    this.#pump();
+    const batch = this.#queue.take(shareOf(this.#queue.waiting, this.#sessions, this.#ctx.batchSize));
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
     let settled = 0;
     const host = this.host;

@@ -70,6 +70,11 @@ export class HostPacing {
     return this.#allowed;
   }
 
+  /** The usual time between two replies of a session (ms): what one more address costs it; null until a reply came. */
+  get replyMs(): number | null {
+    return this.#usualDelay;
+  }
+
   get patience(): Patience {
     return this.#patience;
   }

@@ -128,3 +128,60 @@ describe('limits Node enforces before any handler', () => {
     await expectServing();
   });
 });
+
+describe('JSON bodies bounded before they are parsed', () => {
+  const session = () => ({ cookie, origin: 'http://app.test', 'content-type': 'application/json' });
+  const post = (path: string, body: string | Buffer) => sendRaw(service.url, requestBytes('POST', path, session(), Buffer.from(body)));
+
+  it('a body over its route limit → 413 in the contract shape; a bulk route takes more, and says so in the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const webhookLimit = doc.paths['/api/webhooks']!.post!['x-max-body-bytes'] as number;
+    const bulkLimit = doc.paths['/api/lists/{listId}/leads']!.post!['x-max-body-bytes'] as number;
+    expect(webhookLimit).toBe(64 * 1024);
+    expect(bulkLimit).toBeGreaterThan(webhookLimit);
+
+    const padded = (size: number) => JSON.stringify({ url: 'https://hooks.example.test/x', events: ['*'] }).padEnd(size, ' ');
+    const over = await post('/api/webhooks', padded(webhookLimit + 1));
+    expect(over?.status).toBe(413);
+    expect(JSON.parse(over!.body).error.code).toBe('payload_too_large');
+    // Just at the limit the body is read and judged on its content (the URL is refused), not on its size.
+    expect((await post('/api/webhooks', padded(webhookLimit)))?.status).toBe(400);
+
+    // The same size on the bulk route is read: 1,001 leads are one too many, a 400 (not a 413).
+    const leads = JSON.stringify({ leads: Array.from({ length: 1001 }, (_, i) => ({ email: `l${i}@acme.test`, firstName: 'x'.repeat(60) })) });
+    expect(leads.length).toBeGreaterThan(webhookLimit);
+    const bulk = await post(`/api/lists/${listId}/leads`, leads);
+    expect(bulk?.status).toBe(400);
+    expect(JSON.parse(bulk!.body).error.details).toEqual([expect.objectContaining({ path: 'json.leads' })]);
+    await expectServing();
+  });
+
+  it('a chunked body (no Content-Length) is cut off at the limit as it streams → 413', async () => {
+    const chunks = async function* () {
+      for (let i = 0; i < 200; i++) yield new TextEncoder().encode(' '.repeat(1024));
+    };
+    const res = await fetch(`${service.url}/api/webhooks`, { method: 'POST', headers: session(), body: ReadableStream.from(chunks()), duplex: 'half' } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+  });
+
+  it('arrays are capped by the schema: 20,000 bad events → one issue, never 20,000 (nor a 500)', async () => {
+    const res = await post('/api/webhooks', JSON.stringify({ url: 'https://hooks.example.test/x', events: Array(20_000).fill(0) }));
+    expect(res?.status).toBe(400);
+    const { details } = JSON.parse(res!.body).error;
+    expect(details).toEqual([expect.objectContaining({ path: 'json.events' })]);
+    for (const [path, body] of [
+      ['/api/api-keys', { name: 'k', scopes: Array(5_000).fill('nope') }],
+      ['/api/enrichment/bulk', { listId, fields: Array(5_000).fill({}) }],
+    ] as const) {
+      const answer = await post(path, JSON.stringify(body));
+      expect(answer?.status).toBe(400);
+      expect(JSON.parse(answer!.body).error.details.length).toBeLessThanOrEqual(100);
+    }
+    // Many bad objects within an array's cap list their first 100 issues only.
+    const many = await post(`/api/lists/${listId}/leads`, JSON.stringify({ leads: Array.from({ length: 1000 }, () => ({ email: 1, phone: 2 })) }));
+    expect(many?.status).toBe(400);
+    expect(JSON.parse(many!.body).error.details).toHaveLength(100);
+    await expectServing();
+  });
+});

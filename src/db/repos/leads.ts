@@ -9,10 +9,15 @@ import { newId } from '../entities/common.ts';
 import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';
 import { kysely } from '../kysely.ts';
+import { sql } from 'kysely';
 
 const INSERT_CHUNK = 1000;
 
-/** Native batch insert (no unit of work): imports of tens of thousands of rows stay fast and flat. */
+/**
+ * One statement per chunk, the rows as one JSON parameter (no unit of work): imports of tens of thousands of rows
+ * stay fast and flat. Kysely sends real bind parameters; em.insertMany() would inline every value into the SQL
+ * text, which allocated about 12 MB per thousand leads (a 10 MiB import: 600 MB of garbage for the collector).
+ */
 export async function insertLeads(
   em: EntityManager,
   organizationId: string,
@@ -20,21 +25,27 @@ export async function insertLeads(
   inputs: LeadInput[],
   source: LeadSource,
 ): Promise<string[]> {
-  const now = new Date();
   const rows = inputs.map((input) => ({
     id: newId(),
-    organization: organizationId,
-    list: listId,
-    ...input,
-    emailStatus: null,
-    emailVerifiedAt: null,
-    source,
-    enrichedAt: null,
-    createdAt: now,
-    updatedAt: now,
+    first_name: input.firstName,
+    last_name: input.lastName,
+    title: input.title,
+    company: input.company,
+    company_domain: input.companyDomain,
+    email: input.email,
+    network_url: input.networkUrl,
+    work_email: input.workEmail,
+    personal_email: input.personalEmail,
+    phone: input.phone,
   }));
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await em.insertMany(Lead, rows.slice(i, i + INSERT_CHUNK));
+    await sql`insert into lead (id, organization_id, list_id, first_name, last_name, title, company, company_domain, email, network_url,
+                                work_email, personal_email, phone, source, created_at, updated_at)
+       select r.id, ${organizationId}, ${listId}, r.first_name, r.last_name, r.title, r.company, r.company_domain, r.email, r.network_url,
+              r.work_email, r.personal_email, r.phone, ${source}, now(), now()
+       from json_to_recordset(${JSON.stringify(rows.slice(i, i + INSERT_CHUNK))}::json)
+         as r(id uuid, first_name text, last_name text, title text, company text, company_domain text, email text, network_url text,
+              work_email text, personal_email text, phone text)`.execute(em.getKysely());
   }
   return rows.map((r) => r.id);
 }

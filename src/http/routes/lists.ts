@@ -12,7 +12,7 @@ import {
 } from '../../lists/service.ts';
 import { organizationId } from '../middleware/session.ts';
 import { streamMultipart } from '../multipart.ts';
-import { type Audience, createRouter, sessionAudience, sessionOrKeyRoute, sessionRoute } from '../router.ts';
+import { type Audience, BULK_BODY_BYTES, createRouter, sessionAudience, sessionOrKeyRoute, sessionRoute } from '../router.ts';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { offsetOf, pageOf, paginated, PageQuerySchema, uuidParam, json, uploadBody } from '../schemas/common.ts';
 import {
@@ -148,6 +148,7 @@ export const listRoutesFor = (audience: Audience) =>
         method: 'post',
         path: '/{listId}/leads',
         idempotent: true,
+        maxBodyBytes: BULK_BODY_BYTES,
         tags: [audience.tag('leads')],
         summary: `Add 1 to 1000 leads to a list (source \`${audience.leadSource}\`)`,
         request: { params: ListParams, body: { required: true, ...json(BulkLeadsSchema) } },

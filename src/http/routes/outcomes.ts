@@ -2,7 +2,7 @@ import { importOutcomes, MAX_OUTCOME_FILE_BYTES, recordOutcomes } from '../../ou
 import { organizationId } from '../middleware/session.ts';
 import { requestEm } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';
-import { createRouter, sessionOrKeyRoute } from '../router.ts';
+import { BULK_BODY_BYTES, createRouter, sessionOrKeyRoute } from '../router.ts';
 import { json, uploadBody } from '../schemas/common.ts';
 import { checkedOutcomes, OutcomeImportResultSchema, OutcomesAcceptedSchema, OutcomesInputSchema } from '../schemas/outcomes.ts';
 
@@ -13,6 +13,7 @@ export const outcomeRoutes = createRouter()
       method: 'post',
       path: '/',
       idempotent: true,
+      maxBodyBytes: BULK_BODY_BYTES,
       tags: ['outcomes'],
       summary: 'Report send outcomes (1 to 10,000)',
       description:

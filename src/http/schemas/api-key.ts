@@ -12,6 +12,7 @@ export const ApiKeyInputSchema = z
     scopes: z
       .array(ScopeSchema)
       .min(1)
+      .max(ALL_SCOPES.length)
       .transform((scopes) => [...new Set(scopes)])
       .openapi({ example: ['leads:read'] }),
     expiresAt: z.iso

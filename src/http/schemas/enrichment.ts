@@ -54,6 +54,7 @@ export const BulkEnrichRequestSchema = z
     fields: z
       .array(FieldSchema)
       .min(1)
+      .max(ENRICHMENT_FIELDS.length)
       .optional()
       .transform((fields) => ENRICHMENT_FIELDS.filter((field) => !fields || fields.includes(field)))
       .openapi({ description: 'Default: all three', example: ['workEmail', 'phone'] }),

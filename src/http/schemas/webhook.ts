@@ -9,6 +9,7 @@ export const WebhookEndpointInputSchema = z
     events: z
       .array(z.enum([...WEBHOOK_EVENTS, '*']))
       .min(1)
+      .max(WEBHOOK_EVENTS.length + 1)
       .transform((events) => [...new Set(events)])
       .openapi({ example: ['verification.completed', 'enrichment.completed'] }),
     description: z.string().trim().max(500).nullish(),
