@@ -123,6 +123,8 @@ try {
       RATE_LIMIT_BURST: '1000000000',
       RATE_LIMIT_PER_MINUTE: '1000000000',
       SCRAPE_MAX_FILE_BYTES: String(FILE_LIMIT),
+      // As the API runs in production (`npm run start:api`, docker-compose); BENCH_HOSTILE_NODE_OPTIONS='' measures the default heap.
+      NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? '--max-old-space-size=320',
     },
     'api',
   );
