@@ -108,7 +108,7 @@ describe('finishing the deferred addresses now', () => {
     expect(decided).toMatchObject({ deferredCount: 0, nextRetryAt: null, smtpUnknownCount: 1, smtpValidCount: 1 });
     const again = expectError(await external.send('POST', path, { headers: { 'x-api-key': writer.key } }), 409, 'invalid_state');
     expect(again.details).toMatchObject({ currentState: 'awaiting_decision' });
-    expect(again.message).toMatch(/only during the SMTP stage/);
+    expect(again.message).toMatch(/only while the job checks mail servers/);
   });
 
   it('refuses a job with nothing deferred, and another organization’s job', { timeout: 60_000 }, async () => {
