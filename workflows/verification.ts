@@ -15,7 +15,7 @@ import {
   acceptsDecision,
   type Decision,
   FINISH_PREDATES_JOB,
-  finishDeferredRefusal,
+  FINISH_DEFERRED_REFUSAL,
   stageAfterDecision,
   type VerificationStage,
 } from '../src/domain/verification.ts';
@@ -79,7 +79,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
     {
       // While the stage's end is being stored the deferred addresses become Unknown anyway: accepted.
       validator: () => {
-        if (current() !== 'smtp_verifying') throw invalidStateFailure(current(), finishDeferredRefusal(current()));
+        if (current() !== 'smtp_verifying') throw invalidStateFailure(current(), FINISH_DEFERRED_REFUSAL);
         if (!finishable) throw invalidStateFailure(current(), FINISH_PREDATES_JOB);
       },
     },

@@ -25,7 +25,7 @@ import {
   acceptsDecision,
   type DecisionChoice,
   decisionRefusal,
-  finishDeferredRefusal,
+  FINISH_DEFERRED_REFUSAL,
   VERIFICATION_STAGES,
   type VerificationMethod,
 } from '../domain/verification.ts';
@@ -155,7 +155,7 @@ export async function decideVerificationJob(ctx: JobContext, jobId: string, inpu
 export async function finishDeferred(ctx: JobContext, jobId: string): Promise<VerificationJobDto> {
   const before = toJobDto(await viewVerificationJob(ctx.em, ctx.organizationId, jobId));
   const stage = before.verificationStage;
-  if (stage !== 'smtp_verifying') throw invalidState(finishDeferredRefusal(stage), stage);
+  if (stage !== 'smtp_verifying') throw invalidState(FINISH_DEFERRED_REFUSAL, stage);
   if (before.deferredCount === 0) throw invalidState('No address of this job is waiting for a later attempt', stage);
   const handle = ctx.temporal.workflow.getHandle(workflowId('verification', before.id));
   try {
@@ -165,7 +165,7 @@ export async function finishDeferred(ctx: JobContext, jobId: string): Promise<Ve
       const refused = workflowRefusal(error);
       if (refused) throw invalidState(refused.message, refused.stage);
       const now = await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId);
-      throw invalidState(finishDeferredRefusal(now.verificationStage), now.verificationStage);
+      throw invalidState(FINISH_DEFERRED_REFUSAL, now.verificationStage);
     }
     throw error;
   }
