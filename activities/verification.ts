@@ -15,7 +15,7 @@ import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
 import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
 import { verifyByProvider } from '../src/verification/engine-api.ts';
-import { deferredCount } from '../src/verification/repository-deferred.ts';
+import { deferredCount, stampDeferredRetry } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
 
 /** How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight. */
@@ -51,6 +51,13 @@ export function verificationActivities(deps: ActivityDeps) {
       const em = orm.em.fork();
       await loadVerificationWork(em, jobId);
       return { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred: await deferredCount(em, jobId) };
+    },
+
+    /** Shows when the next later attempt is due (the job's `nextRetryAt`); `at` is an ISO timestamp. */
+    async scheduleDeferredRetry({ jobId, at }: { jobId: string; at: string }): Promise<void> {
+      const em = orm.em.fork();
+      await loadVerificationWork(em, jobId);
+      await stampDeferredRetry(em, jobId, new Date(at));
     },
 
     /** One later attempt for every deferred address; returns how many are still deferred. */

@@ -390,6 +390,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/verification/jobs/{jobId}/finish-deferred": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop waiting for greylisting servers: the deferred addresses become Unknown
+         * @description The job skips the rest of `SMTP_GREYLIST_SCHEDULE`: its SMTP stage ends as if the schedule were spent, the deferred addresses `Unknown` (reason `greylisted: deferred …`), and the job moves on (`awaiting_decision` or `completed`). Answers 202 with the job once the workflow took the request; the stage ends a moment later. A job outside `smtp_verifying`, or with nothing deferred, is a 409 `invalid_state`.
+         */
+        post: operations["postVerificationJobsByJobIdFinishDeferred"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/verification/jobs/{jobId}/results": {
         parameters: {
             query?: never;
@@ -1082,6 +1102,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/external/verification/jobs/{jobId}/finish-deferred": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop waiting for greylisting servers: the deferred addresses become Unknown
+         * @description The job skips the rest of `SMTP_GREYLIST_SCHEDULE`: its SMTP stage ends as if the schedule were spent, the deferred addresses `Unknown` (reason `greylisted: deferred …`), and the job moves on (`awaiting_decision` or `completed`). Answers 202 with the job once the workflow took the request; the stage ends a moment later. A job outside `smtp_verifying`, or with nothing deferred, is a 409 `invalid_state`.
+         *
+         *     Requires an API key with the `verification:write` scope.
+         */
+        post: operations["postExternalVerificationJobsByJobIdFinishDeferred"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/external/verification/jobs/{jobId}/results": {
         parameters: {
             query?: never;
@@ -1457,6 +1499,12 @@ export interface components {
             processedEmails: number;
             /** @description Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE) */
             deferredCount: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt of the deferred addresses is due; null when none is deferred, and while the first pass or a later attempt is under way
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            nextRetryAt: string | null;
             smtpValidCount: number;
             smtpInvalidCount: number;
             smtpCatchAllCount: number;
@@ -5374,6 +5422,127 @@ export interface operations {
             };
             /** @description `unprocessable`: Well-formed but unusable input */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postVerificationJobsByJobIdFinishDeferred: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the job as it is now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationJob"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Missing, or owned by another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_state`: Not allowed in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10374,6 +10543,127 @@ export interface operations {
             };
             /** @description `unprocessable`: Well-formed but unusable input */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit hit; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: Request headers over the server limit */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable`: Database or Temporal unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postExternalVerificationJobsByJobIdFinishDeferred: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the job as it is now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationJob"];
+                };
+            };
+            /** @description `validation_error`: Malformed JSON, wrong types, unknown enum value or bad UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No valid session or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: Missing scope or failed CSRF origin check */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Missing, or owned by another organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_state`: Not allowed in the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: Body or upload over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `uri_too_long`: Request line over the server limit */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

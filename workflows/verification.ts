@@ -11,10 +11,18 @@ import {
 import type { VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
 import { endWithFailure, HEARTBEAT_TIMEOUT, RUN_EVENT_BUDGET, runEventBudget, runIsFull } from './job-lifecycle.ts';
-import { acceptsDecision, type Decision, stageAfterDecision, type VerificationStage } from '../src/domain/verification.ts';
+import {
+  acceptsDecision,
+  type Decision,
+  FINISH_PREDATES_JOB,
+  FINISH_DEFERRED_REFUSAL,
+  stageAfterDecision,
+  type VerificationStage,
+} from '../src/domain/verification.ts';
 import {
   type DecisionInput,
   decisionUpdate,
+  finishDeferredUpdate,
   invalidStateFailure,
   type VerificationWorkflowInput,
 } from '../src/verification/messages.ts';
@@ -58,6 +66,24 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   // Why storing the decision failed (the job gone): the main path ends on it as on its own failures.
   let decisionFailure: unknown = null;
   const current = () => stage;
+  // Histories recorded before the user could finish the deferred addresses wait out the whole schedule.
+  const finishable = patched('finish-deferred');
+  let finishDeferred = input.resume?.phase === 'smtp' && input.resume.finishDeferred === true;
+  const greylistWait: GreylistWait | null = finishable ? { finishRequested: () => finishDeferred } : null;
+
+  setHandler(
+    finishDeferredUpdate,
+    () => {
+      finishDeferred = true;
+    },
+    {
+      // While the stage's end is being stored the deferred addresses become Unknown anyway: accepted.
+      validator: () => {
+        if (current() !== 'smtp_verifying') throw invalidStateFailure(current(), FINISH_DEFERRED_REFUSAL);
+        if (!finishable) throw invalidStateFailure(current(), FINISH_PREDATES_JOB);
+      },
+    },
+  );
 
   setHandler(
     decisionUpdate,
@@ -98,11 +124,11 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
         await condition(allHandlersFinished);
         return await continueAsNew<typeof verificationWorkflow>({
           ...input,
-          resume: { phase: 'smtp', nextSeq },
+          resume: { phase: 'smtp', nextSeq, ...(finishDeferred ? { finishDeferred } : {}) },
         });
       }
       // Histories recorded before the greylist schedule existed replay without it.
-      if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId);
+      if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId, greylistWait);
       if (input.method !== 'api_only' && patched('catch-all-truth')) await assessCatchAllResults(jobId);
       finishingSmtp = true;
       try {
@@ -206,18 +232,30 @@ async function assessCatchAllResults(jobId: string): Promise<void> {
   }
 }
 
+/** How a patched workflow waits between greylisting passes: its due time shown, and cut short on the user's word. */
+interface GreylistWait {
+  finishRequested: () => boolean;
+}
+
 /**
  * Later attempts for addresses still deferred (greylisting) after the in-session ones: a durable
  * timer per step of SMTP_GREYLIST_SCHEDULE, then one attempt for all of them, until none is
- * deferred or the schedule is spent (finishSmtpStage then makes the rest Unknown). Only counts
- * cross into the workflow; the addresses stay in the database.
+ * deferred, the schedule is spent or the user finishes them (finishSmtpStage then makes the rest
+ * Unknown). Only counts cross into the workflow; the addresses stay in the database.
  */
-async function retryDeferredOnSchedule(jobId: string): Promise<void> {
+async function retryDeferredOnSchedule(jobId: string, wait: GreylistWait | null): Promise<void> {
   const plan = await db().planGreylistRetries({ jobId });
   let deferred = plan.deferred;
   for (const waitMs of plan.scheduleMs) {
     if (deferred === 0) return;
-    await sleep(waitMs);
+    if (wait) {
+      if (wait.finishRequested()) return;
+      // Workflow time: the stamp is in the history, the same on every replay.
+      await db().scheduleDeferredRetry({ jobId, at: new Date(Date.now() + waitMs).toISOString() });
+      if (await condition(wait.finishRequested, waitMs)) return;
+    } else {
+      await sleep(waitMs);
+    }
     ({ deferred } = await smtp.retryDeferredAddresses({ jobId }));
   }
 }

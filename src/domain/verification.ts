@@ -139,6 +139,11 @@ export const acceptsDecision = (stage: VerificationStage): boolean => stage === 
 export const decisionRefusal = (stage: string) =>
   `A decision is only accepted once, while the job is awaiting_decision (it is ${stage})`;
 
+export const FINISH_DEFERRED_REFUSAL = 'Waiting addresses can be finished only while the job checks mail servers (its SMTP stage)';
+
+export const FINISH_PREDATES_JOB =
+  'This job started before deferred addresses could be finished early: they become Unknown when SMTP_GREYLIST_SCHEDULE is spent';
+
 /** What a stored decision answers: the stage the job moved to. */
 export interface DecisionResult {
   id: string;

@@ -1,4 +1,4 @@
-import { deferredAddresses, deferredCount } from './repository-deferred.ts';
+import { deferredAddresses, deferredCount, stampDeferredRetry } from './repository-deferred.ts';
 import { loadVerificationWork, writeSmtpOutcomes } from './repository-work.ts';
 import type { BatchRun } from '../jobs/batch-run.ts';
 import { fromOutcome, type VerificationEngineDeps } from './engine.ts';
@@ -16,6 +16,7 @@ export async function retryDeferred(deps: VerificationEngineDeps, jobId: string,
   const { orm, prober } = deps;
   const { signal } = run;
   await loadVerificationWork(orm.em.fork(), jobId);
+  await stampDeferredRetry(orm.em.fork(), jobId, null);
   let afterId: string | null = null;
   for (;;) {
     const page = await deferredAddresses(orm.em.fork(), jobId, afterId, PAGE_SIZE);

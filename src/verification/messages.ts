@@ -8,7 +8,8 @@ export interface VerificationWorkflowInput {
   method: VerificationMethod;
   /** VERIFICATION_DECISION_TIMEOUT in milliseconds: no decision by then means `accept_current`. */
   decisionTimeoutMs: number;
-  resume?: { phase: 'smtp'; nextSeq: number } | { phase: 'api' };
+  /** Set by continue-as-new: the run before was asked to finish the deferred addresses (finishDeferredUpdate). */
+  resume?: { phase: 'smtp'; nextSeq: number; finishDeferred?: boolean } | { phase: 'api' };
 }
 
 /** `catchAllMaxScore` was added later: optional, so histories recorded before it replay unchanged. */
@@ -24,13 +25,19 @@ export interface DecisionInput {
  */
 export const decisionUpdate = defineUpdate<DecisionResult, [DecisionInput]>('decision');
 
-/** Failure type of a rejected decision; `details[0]` is the stage the workflow was in. */
+/**
+ * Stop waiting for greylisting servers: the workflow skips what is left of SMTP_GREYLIST_SCHEDULE, so the
+ * SMTP stage ends with the deferred addresses Unknown. Its validator rejects it outside the SMTP stage.
+ */
+export const finishDeferredUpdate = defineUpdate<void, []>('finishDeferred');
+
+/** Failure type of a rejected decision or finish; `details[0]` is the stage the workflow was in. */
 export const INVALID_STATE_FAILURE = 'InvalidState';
 
-export const invalidStateFailure = (stage: VerificationStage) =>
+export const invalidStateFailure = (stage: VerificationStage, message = decisionRefusal(stage)) =>
   ApplicationFailure.create({
     type: INVALID_STATE_FAILURE,
-    message: decisionRefusal(stage),
+    message,
     details: [stage],
     nonRetryable: true,
   });

@@ -58,6 +58,14 @@ export async function deferredCount(em: EntityManager, jobId: string): Promise<n
   return Number(row?.n ?? 0);
 }
 
+/**
+ * When the workflow's next pass over the deferred addresses is due (the job's `nextRetryAt`): stamped as its
+ * timer starts, cleared as the pass begins and when the SMTP stage ends.
+ */
+export async function stampDeferredRetry(em: EntityManager, jobId: string, at: Date | null): Promise<void> {
+  await em.execute(`update verification_job set deferred_retry_at = ? where id = ?`, [at, jobId], 'run');
+}
+
 /** The next `limit` deferred addresses after `afterId`, by id. */
 export async function deferredAddresses(em: EntityManager, jobId: string, afterId: string | null, limit: number) {
   const rows = await em.execute(

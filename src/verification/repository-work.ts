@@ -255,7 +255,7 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
     // Last statement before the commit: the stamps are (within microseconds) the commit time of
     // the state they describe, not the time the transaction began.
     await tx.execute(
-      `update verification_job set verification_stage = ?, smtp_completed_at = clock_timestamp(),
+      `update verification_job set verification_stage = ?, smtp_completed_at = clock_timestamp(), deferred_retry_at = null,
          completed_at = case when ? = 'completed' then clock_timestamp() end, updated_at = clock_timestamp() where id = ?`,
       [next, next, jobId],
     );

@@ -21,12 +21,19 @@ import {
   viewVerificationJob,
   viewVerificationJobs,
 } from './repository.ts';
-import { acceptsDecision, type DecisionChoice, decisionRefusal, VERIFICATION_STAGES, type VerificationMethod } from '../domain/verification.ts';
+import {
+  acceptsDecision,
+  type DecisionChoice,
+  decisionRefusal,
+  FINISH_DEFERRED_REFUSAL,
+  VERIFICATION_STAGES,
+  type VerificationMethod,
+} from '../domain/verification.ts';
 import { workflowId } from '../temporal/shared.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { type JobView, liveView } from '../jobs/views.ts';
-import { decisionUpdate, INVALID_STATE_FAILURE } from './messages.ts';
+import { decisionUpdate, finishDeferredUpdate, INVALID_STATE_FAILURE } from './messages.ts';
 import { invalidState, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
 import { normalizeEmail } from '../domain/email.ts';
@@ -109,14 +116,19 @@ export async function resultTranscript(ctx: JobContext, jobId: string, email: st
   return found;
 }
 
-/** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */
-async function rejectedStage(ctx: JobContext, error: unknown, jobId: string): Promise<string> {
+/** The workflow's own refusal of an update: the stage it was in and why, when it said so. */
+function workflowRefusal(error: unknown): { stage: string; message: string } | null {
   const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
   if (cause instanceof ApplicationFailure && cause.type === INVALID_STATE_FAILURE) {
     const [stage] = cause.details ?? [];
-    if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return stage;
+    if (typeof stage === 'string' && (VERIFICATION_STAGES as readonly string[]).includes(stage)) return { stage, message: cause.message };
   }
-  return (await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId)).verificationStage;
+  return null;
+}
+
+/** The stage a rejected decision met: the workflow's own view when it said so, else the stored one. */
+async function rejectedStage(ctx: JobContext, error: unknown, jobId: string): Promise<string> {
+  return workflowRefusal(error)?.stage ?? (await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId)).verificationStage;
 }
 
 export async function decideVerificationJob(ctx: JobContext, jobId: string, input: DecisionChoice) {
@@ -133,4 +145,29 @@ export async function decideVerificationJob(ctx: JobContext, jobId: string, inpu
     }
     throw error;
   }
+}
+
+/**
+ * Ends the wait for greylisting servers (CONTRACT §15): the workflow skips the rest of SMTP_GREYLIST_SCHEDULE and
+ * ends the SMTP stage with the deferred addresses Unknown. Answers once the workflow took the request; the stage
+ * ends a moment later (after an attempt already under way).
+ */
+export async function finishDeferred(ctx: JobContext, jobId: string): Promise<VerificationJobDto> {
+  const before = toJobDto(await viewVerificationJob(ctx.em, ctx.organizationId, jobId));
+  const stage = before.verificationStage;
+  if (stage !== 'smtp_verifying') throw invalidState(FINISH_DEFERRED_REFUSAL, stage);
+  if (before.deferredCount === 0) throw invalidState('No address of this job is waiting for a later attempt', stage);
+  const handle = ctx.temporal.workflow.getHandle(workflowId('verification', before.id));
+  try {
+    await handle.executeUpdate(finishDeferredUpdate);
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+      const refused = workflowRefusal(error);
+      if (refused) throw invalidState(refused.message, refused.stage);
+      const now = await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId);
+      throw invalidState(FINISH_DEFERRED_REFUSAL, now.verificationStage);
+    }
+    throw error;
+  }
+  return verificationJob({ ...ctx, em: ctx.em.fork() }, jobId);
 }

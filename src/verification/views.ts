@@ -17,6 +17,8 @@ export interface VerificationJobDto {
   processedEmails: number;
   /** Addresses waiting for a later greylisting attempt (SMTP_GREYLIST_SCHEDULE). */
   deferredCount: number;
+  /** When the next greylisting pass is due; null when nothing is deferred or no pass is scheduled yet. */
+  nextRetryAt: string | null;
   smtpValidCount: number;
   smtpInvalidCount: number;
   smtpCatchAllCount: number;
@@ -52,6 +54,7 @@ export function toJobDto({ job, listName, counts }: VerificationJobView): Verifi
     totalEmails: job.totalEmails,
     processedEmails: counts.processed,
     deferredCount: counts.deferred,
+    nextRetryAt: counts.deferred > 0 && job.verificationStage === 'smtp_verifying' ? iso(job.deferredRetryAt) : null,
     smtpValidCount: counts.smtp.Valid,
     smtpInvalidCount: counts.smtp.Invalid,
     smtpCatchAllCount: counts.smtp['Catch-All'],

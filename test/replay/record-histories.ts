@@ -99,6 +99,28 @@ describe('record workflow histories', () => {
     await save('verification-api-only', workflowId('verification', api.id));
   });
 
+  it('verification: deferred addresses finished before the schedule ran out', { timeout: 300_000 }, async () => {
+    // A worker of its own whose schedule's first wait outlasts the test: only the request ends it.
+    const patient = await startHarness({
+      worker: true,
+      env: { ...sandbox.env, SMTP_PROBE_TIMEOUT_MS: '800', SMTP_GREYLIST_DELAY_MS: '200', SMTP_GREYLIST_SCHEDULE: '10m' },
+    });
+    try {
+      const session = await patient.signup();
+      const listId = await listWithEmails(session.agent, [...addresses, `finish-${Date.now()}@postgrey.${SANDBOX_SUFFIX}`]);
+      const job = await startJob(session.agent, listId, 'smtp_api_fallback');
+      await waitForJob(session.agent, job.id, (j) => j.nextRetryAt !== null);
+      expect((await session.agent.post(`/api/verification/jobs/${job.id}/finish-deferred`)).status).toBe(202);
+      await waitForJob(session.agent, job.id, inStage('awaiting_decision'));
+      expect((await session.agent.post(`/api/verification/jobs/${job.id}/decision`, { decision: 'accept_current' })).status).toBe(200);
+      await waitForJob(session.agent, job.id, inStage('completed'));
+      const history = await patient.temporal.workflow.getHandle(workflowId('verification', job.id)).fetchHistory();
+      await writeFile(path.join(DIR, `${stamp}-verification-finish-deferred.json`), historyToJSON(history));
+    } finally {
+      await patient.stop();
+    }
+  });
+
   it('scrape: a job paused and resumed, then completed', { timeout: 300_000 }, async () => {
     const rows = Array.from({ length: 200 }, (_, i) => `Company ${i},Head of Sales`).join('\n');
     const job = await upload(agent, scrapeForm(`company,role\n${rows}\n`, { fileName: 'companies.csv' }));

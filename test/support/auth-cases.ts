@@ -136,6 +136,12 @@ export const EXTERNAL_ROUTES: ExternalRoute[] = [
     otherOrganization: notFound,
   },
   {
+    name: 'POST /api/external/verification/jobs/{jobId}/finish-deferred',
+    path: (r) => `/api/external/verification/jobs/${r.verificationJobId}/finish-deferred`,
+    scopes: ['verification:write'],
+    otherOrganization: notFound,
+  },
+  {
     name: 'POST /api/external/enrich',
     path: () => '/api/external/enrich',
     body: { networkUrl: 'https://www.linkedin.com/in/someone-else' },

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api.ts';
 import { Breakdown, BreakdownCell } from '../breakdown.tsx';
-import { clock, DECISION_LABEL, METHOD_LABEL, money, num, percent, SOURCE_LABEL, STAGE_LABEL, when, words } from '../format.ts';
+import { DECISION_LABEL, METHOD_LABEL, money, num, percent, SOURCE_LABEL, STAGE_LABEL, when, words } from '../format.ts';
 import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
 import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
@@ -14,7 +14,6 @@ import {
   JobFailure,
   LoadFailed,
   Loading,
-  Notice,
   PaidAction,
   Progress,
   Status,
@@ -25,6 +24,7 @@ import {
 
 import { CatchAllCalibration, CatchAllScore, ScoredFill, type ScoreRange, ScoreFilter } from './catch-all.tsx';
 import { apiOnlyCeiling, METHODS } from './methods.ts';
+import { DeferredNotice } from './deferred.tsx';
 import { QuickVerify, UploadAndVerify } from './verify-quick.tsx';
 
 const TERMINAL = (job: VerificationJob) =>
@@ -249,13 +249,7 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
         )}
       </dl>
       {running && <Progress done={j.processedEmails} total={j.totalEmails} label="Verification progress" />}
-      {j.deferredCount > 0 && (
-        <Notice>
-          {num(j.deferredCount)} {j.deferredCount === 1 ? 'address was' : 'addresses were'} asked by their mail
-          server to try again later (greylisting); they are retried automatically. Last update{' '}
-          {clock(new Date(j.updatedAt))}.
-        </Notice>
-      )}
+      {j.deferredCount > 0 && <DeferredNotice job={j} onFinished={job.setData} />}
       <Breakdown job={j} />
       <details>
         <summary>By stage</summary>

@@ -35,6 +35,8 @@ export const VerificationJob = defineEntity({
     /** With a fill decision: only Catch-All results scored at or below it went to the provider (CONTRACT §12). */
     catchAllMaxScore: p.integer().nullable(),
     completedAt: p.datetime().nullable(),
+    /** When the workflow's next greylisting pass is due (SMTP_GREYLIST_SCHEDULE); null outside a wait. */
+    deferredRetryAt: p.datetime().nullable(),
     failureReason: p.text().nullable(),
     /** Conditions of the worker's surroundings that kept addresses from a verdict (CONTRACT §10). */
     warnings: p.json<JobWarning[]>().default('[]'),

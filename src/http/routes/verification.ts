@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import {
   decideVerificationJob,
+  finishDeferred,
   pageResults,
   pageVerificationJobDtos,
   resultPages,
@@ -122,6 +123,20 @@ export const verificationJobRoutesFor = (audience: Audience) =>
       }),
       async (c) =>
         c.json(await decideVerificationJob(jobContext(c), c.req.valid('param').jobId, c.req.valid('json')), 200),
+    )
+    .openapi(
+      audience.route('verification:write', {
+        method: 'post',
+        path: '/jobs/{jobId}/finish-deferred',
+        tags: [audience.tag('verification')],
+        summary: 'Stop waiting for greylisting servers: the deferred addresses become Unknown',
+        description:
+          'The job skips the rest of `SMTP_GREYLIST_SCHEDULE`: its SMTP stage ends as if the schedule were spent, the deferred addresses `Unknown` (reason `greylisted: deferred …`), and the job moves on (`awaiting_decision` or `completed`). Answers 202 with the job once the workflow took the request; the stage ends a moment later. A job outside `smtp_verifying`, or with nothing deferred, is a 409 `invalid_state`.',
+        request: { params: JobParams },
+        responses: { 202: { description: 'Accepted: the job as it is now', ...json(VerificationJobSchema) } },
+        errors: ['validation_error', 'not_found', 'invalid_state'],
+      }),
+      async (c) => c.json(await finishDeferred(jobContext(c), c.req.valid('param').jobId), 202),
     )
     .openapi(
       audience.route('verification:read', {

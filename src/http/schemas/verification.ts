@@ -47,6 +47,10 @@ export const VerificationJobSchema = z
     deferredCount: count.openapi({
       description: 'Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE)',
     }),
+    nextRetryAt: Timestamp.nullable().openapi({
+      description:
+        'When the next attempt of the deferred addresses is due; null when none is deferred, and while the first pass or a later attempt is under way',
+    }),
     smtpValidCount: count,
     smtpInvalidCount: count,
     smtpCatchAllCount: count,
