@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domain/api-key-format.ts';
 import type { Scope } from '../../src/http/env.ts';
@@ -13,6 +14,8 @@ export interface OrgResources {
   verificationJobId: string;
   /** A bulk enrichment job of the list (left pending). */
   enrichmentJobId: string;
+  /** A settled find of the email finder. */
+  findId: string;
 }
 
 export interface ExternalRoute {
@@ -163,6 +166,20 @@ export const EXTERNAL_ROUTES: ExternalRoute[] = [
     otherOrganization: notFound,
   },
   {
+    name: 'POST /api/external/find-email',
+    path: () => '/api/external/find-email',
+    body: { firstName: 'Jane', lastName: 'Doe', domain: 'acme.test' },
+    scopes: ['enrichment:write'],
+    // Acts for the key's own organization, which has no credits: refused before any mail server is asked.
+    otherOrganization: { status: 402, check: (res) => expect(res.body.error.code).toBe('insufficient_credits') },
+  },
+  {
+    name: 'GET /api/external/find-email/{findId}',
+    path: (r) => `/api/external/find-email/${r.findId}`,
+    scopes: ['enrichment:write'],
+    otherOrganization: notFound,
+  },
+  {
     name: 'GET /api/external/enrichment/bulk/{jobId}',
     path: (r) => `/api/external/enrichment/bulk/${r.enrichmentJobId}`,
     scopes: ['enrichment:write'],
@@ -198,6 +215,13 @@ export async function createAuthCaseFixture(h: Harness, routes: ExternalRoute[] 
   const enrichment = await owner.post('/api/enrichment/bulk', { listId: list.id });
   if (verification.status !== 201 || enrichment.status !== 201) throw new Error(`job creation failed: ${verification.text} ${enrichment.text}`);
 
+  const findId = randomUUID();
+  await h.sql(
+    `insert into email_find (id, organization_id, first_name, last_name, domain, answer, credits_used, created_at, completed_at)
+     select ?, organization_id, 'Jane', 'Doe', 'acme.test', ?::jsonb, 0, now(), now() from lead_list where id = ?`,
+    [findId, JSON.stringify({ email: null, result: null, catchAllScore: null, template: null, candidatesTried: [], creditsUsed: 0 }), list.id],
+  );
+
   const revoked = await createKey(owner, ALL_SCOPES);
   expect((await owner.delete(`/api/api-keys/${revoked.id}`)).status).toBe(204);
   const expired = await createKey(owner, ALL_SCOPES, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
@@ -213,7 +237,7 @@ export async function createAuthCaseFixture(h: Harness, routes: ExternalRoute[] 
   const otherOrganization = await createKey(stranger, ALL_SCOPES);
   return {
     h,
-    resources: { listId: list.id, leadId: lead.id, verificationJobId: verification.body.id, enrichmentJobId: enrichment.body.jobId },
+    resources: { listId: list.id, leadId: lead.id, verificationJobId: verification.body.id, enrichmentJobId: enrichment.body.jobId, findId },
     keys: {
       revoked: revoked.key,
       expired: expired.key,
