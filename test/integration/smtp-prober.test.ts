@@ -99,7 +99,7 @@ describe('SmtpProber in the standard mail world', () => {
     expect(host(world, 'nullmx.test').stats.sessions).toBe(0);
   });
 
-  it('probes many addresses of one domain in a single session', async () => {
+  it('probes many addresses of one domain in its sessions, within the host limit, each address asked once', async () => {
     const mx = host(world, 'mx1.good.test');
     const before = { sessions: mx.stats.sessions, rcpts: mx.stats.rcpts.length };
     const emails = Array.from({ length: 12 }, (_, k) =>
@@ -111,7 +111,10 @@ describe('SmtpProber in the standard mail world', () => {
     expect(outcome.outcomes.map((o) => o.result)).toEqual(
       emails.map((_, k) => (k % 2 ? 'Invalid' : 'Valid')),
     );
-    expect(mx.stats.sessions - before.sessions).toBe(1);
+    // A second session opens only when the measured reply and opening times say it finishes sooner (the
+    // SMTP_PROBE_PER_DOMAIN of this prober is 2), so on a loaded machine it may or may not.
+    expect(mx.stats.sessions - before.sessions).toBeGreaterThanOrEqual(1);
+    expect(mx.stats.sessions - before.sessions).toBeLessThanOrEqual(2);
     // 12 addresses plus the one random catch-all address.
     expect(mx.stats.rcpts.length - before.rcpts).toBe(13);
     // The session may outlive the last answer by its QUIT.
