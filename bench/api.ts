@@ -3,13 +3,20 @@
  * @hono/node-server on loopback, layer by layer, next to a bare Hono handler answering the same bytes and
  * next to the page queries alone (the same SQL, 10 clients straight on PostgreSQL) and behind a bare handler
  * (the floor any route can reach here: one HTTP and one PostgreSQL round trip on one event loop), all in the
- * same run. The ratios are the numbers that matter: absolute figures depend on the machine.
+ * same run. The ratios are the numbers that matter: absolute figures depend on the machine. Then the app (as
+ * `npm run start:api` runs it) and the floor each in a process of its own, with each server process's CPU time per
+ * request: what a load generator outside the service sees (the floor in the bench's own process shares the app's
+ * heap, JIT and background work, which flatters the app's ratio; see the README).
  *
  * Scratch database from TEST_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/test);
  * no Temporal (the client is lazy and never used on this path). Size: BENCH_API_SECONDS per target
- * (default 10), BENCH_API_CONNECTIONS (default 10); e.g. BENCH_API_SECONDS=2 for a smoke run.
+ * (default 10), BENCH_API_CONNECTIONS (default 10); e.g. BENCH_API_SECONDS=2 for a smoke run. BENCH_API_PROFILE=<dir>:
+ * CPU profiles of the two server processes.
  */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -29,9 +36,9 @@ import type { AppEnv } from '../src/http/env.ts';
 import { handleError } from '../src/http/error-handler.ts';
 import { requireApiKey } from '../src/http/middleware/api-key.ts';
 import { requestContext } from '../src/http/middleware/request-context.ts';
-import { paginated } from '../src/http/schemas/common.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL } from '../test/support/scratch.ts';
+import { floorApp } from './support/api-floor.ts';
 
 interface Histogram {
   average: number;
@@ -60,6 +67,7 @@ const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 10);
 const LISTS = 25;
 const LEADS_PER_LIST = 40;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
+const PROFILE = process.env.BENCH_API_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_PROFILE}`] : [];
 
 function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<{ server: ServerType; url: string }> {
   return new Promise((resolve) => {
@@ -72,8 +80,8 @@ function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<
 const close = (server: ServerType) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /** Load runs in a worker thread, so the servers have this process's event loop to themselves. */
-async function measure(name: string, url: string, headers: Record<string, string>, expectStatus: number) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: Math.min(2, SECONDS), workers: 1 }); // warm-up
+async function measure(name: string, url: string, headers: Record<string, string>, expectStatus: number, warmUp = true) {
+  if (warmUp) await autocannon({ url, headers, connections: CONNECTIONS, duration: Math.min(2, SECONDS), workers: 1 });
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS, workers: 1 });
   const statuses = Object.keys(result.statusCodeStats);
   if (result.errors > 0 || statuses.some((s) => Number(s) !== expectStatus)) {
@@ -168,22 +176,9 @@ try {
   const phone = '+14155550421';
   const phonePath = `/api/external/leads?phone=${encodeURIComponent(phone)}`;
   const direct = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
-  // The floor of any route on this machine: the same query and the route's page JSON behind a bare handler, nothing else
-  // (no key, no rate limit, no validation, no metrics), on its own pool as the app has.
-  const firstPage = { page: 1, limit: 20 };
+  // The floor of any route on this machine: the same query and the route's page JSON behind a bare handler, nothing else.
   const floorPool = new pg.Pool({ connectionString: db.url, max: CONNECTIONS });
-  const floor = await listen(
-    new Hono()
-      .get(path, async (c) => {
-        const { rows, total } = await pageListRows(floorPool, org.id, 0, 20);
-        return c.json(paginated(rows, total, firstPage));
-      })
-      .get('/api/external/leads', async (c) => {
-        const { rows, total } = await pageLeadRows(floorPool, org.id, { phone }, 0, 20);
-        return c.json(paginated(rows, total, firstPage));
-      })
-      .fetch,
-  );
+  const floor = await listen(floorApp(floorPool, org.id, phone).fetch);
   servers.push(floor.server);
   const keyed = { 'X-API-Key': key };
   const rows = [
@@ -223,6 +218,59 @@ try {
 
   await Promise.all(servers.splice(0).map(close));
   await floorPool.end();
+
+  // The same two pairs with the app and the floor each in a process of its own, the app as deployed (`npm run
+  // start:api`: its heap capped), the load generator in this one: what a load generator outside the service sees.
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    RATE_LIMIT_BURST: '1000000000',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_BATCH: '1000',
+    BENCH_ORG_ID: org.id,
+    BENCH_PHONE: phone,
+    BENCH_CONNECTIONS: String(CONNECTIONS),
+  };
+  const own = async (script: string, execArgv: string[] = []) => {
+    const child = fork(join(import.meta.dirname, 'support', script), [], { env, execArgv: [...execArgv, ...PROFILE], stdio: 'inherit' });
+    const [{ port }] = (await once(child, 'message')) as [{ port: number }];
+    const cpuMicros = async () => {
+      const answer = once(child, 'message') as Promise<[{ cpuMicros: number }]>;
+      child.send('cpu');
+      return (await answer)[0].cpuMicros;
+    };
+    return { url: `http://127.0.0.1:${port}`, cpuMicros, stop: () => (child.send('stop'), once(child, 'exit')) };
+  };
+  /** `measure`, with the server process's CPU time per request (the warm-up's requests and CPU included in neither). */
+  const measureProcess = async (name: string, server: Awaited<ReturnType<typeof own>>, url: string, headers: Record<string, string>) => {
+    await autocannon({ url, headers, connections: CONNECTIONS, duration: Math.min(2, SECONDS), workers: 1 });
+    const before = await server.cpuMicros();
+    const result = await measure(name, url, headers, 200, false);
+    return { ...result, cpuPerRequest: ((await server.cpuMicros()) - before) / (result.rps * SECONDS) };
+  };
+  const appProcess = await own('api-process.ts', ['--max-old-space-size=320']);
+  const floorProcess = await own('api-floor.ts');
+  try {
+    const separate = [
+      await measureProcess('floor process, list page', floorProcess, `${floorProcess.url}${path}`, {}),
+      await measureProcess('app process, GET /api/external/lists', appProcess, `${appProcess.url}${path}`, keyed),
+      await measureProcess('floor process, phone', floorProcess, `${floorProcess.url}${phonePath}`, {}),
+      await measureProcess('app process, GET /api/external/leads?phone=', appProcess, `${appProcess.url}${phonePath}`, keyed),
+    ];
+    console.log('Each in a process of its own:');
+    console.table(
+      separate.map((r, i) => ({
+        target: r.name,
+        'req/s': Math.round(r.rps),
+        'p50 ms': r.p50,
+        'p99 ms': r.p99,
+        'CPU µs/request': Math.round(r.cpuPerRequest),
+        'vs its floor process': i % 2 === 1 ? `${((r.rps / separate[i - 1]!.rps) * 100).toFixed(1)} %` : '',
+      })),
+    );
+  } finally {
+    await Promise.all([appProcess.stop(), floorProcess.stop()]);
+  }
   while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await temporal.connection.close();
   await integrationAccess.close();

@@ -5,7 +5,9 @@
  * ceiling concurrency / L, next to the same run's time with SMTP work in progress:
  *
  * - flat:     10,000 addresses over 200 domains, each on its own MX host (target ≥ 0.8), next to the
- *             floor the fleet itself allows: the same sessions with nothing but their round trips;
+ *             floor the fleet itself allows: the same sessions with nothing but their round trips; before it a
+ *             20-address job. For both, the completion path: from the last result written to `completed`
+ *             committed, and to its first sight by the poll and by the job's event stream (SSE);
  * - shared:   the same, half the domains on one MX host that advertises PIPELINING and answers each
  *             command L after it arrived (round-trip bound); never more sessions to it than its limit
  *             (target ≥ 0.6);
@@ -221,19 +223,61 @@ try {
     return list.body.id as string;
   }
 
-  /** POST the job, then GET it until it shows `completed`: the time the user waits. */
+  /** When the job's event stream (SSE, read as a browser reads it) shows `completed`. */
+  async function sseCompleted(owner: Agent, jobId: string): Promise<number> {
+    const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await owner.app.request(`/api/verification/jobs/${jobId}/events`, { headers: { cookie } });
+    if (res.status !== 200 || !res.body) throw new Error(`events: ${res.status}`);
+    const decoder = new TextDecoder();
+    let text = '';
+    for await (const chunk of res.body) {
+      text += decoder.decode(chunk, { stream: true });
+      if (/^event: stage\ndata: .*"verificationStage":"completed"/m.test(text)) {
+        const seen = Date.now();
+        void res.body.cancel().catch(() => undefined);
+        return seen;
+      }
+    }
+    throw new Error(`events of ${jobId} ended without completed`);
+  }
+
+  /**
+   * POST the job, then GET it every POLL_MS until it shows `completed`: the time the user waits. An event stream
+   * opened at once watches it too.
+   */
+  const POLL_MS = 20;
   async function clientRun(owner: Agent, listId: string) {
     const started = Date.now();
     const created = await owner.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_only' });
     if (created.status !== 201) throw new Error(`job failed: ${created.status} ${created.text}`);
     const jobId = created.body.id as string;
     const answered = Date.now();
+    const sse = sseCompleted(owner, jobId);
     for (;;) {
       const job = (await owner.get(`/api/verification/jobs/${jobId}`)).body;
-      if (job.verificationStage === 'completed') return { jobId, job, started, answered, ended: Date.now() };
+      if (job.verificationStage === 'completed') return { jobId, job, started, answered, ended: Date.now(), sse: await sse };
       if (job.verificationStage === 'failed') throw new Error(`job ${jobId} failed: ${job.failureReason}`);
-      await sleep(20);
+      await sleep(POLL_MS);
     }
+  }
+
+  /**
+   * From the job's last result written (its latest check time in the database) to `completed` committed (the job's
+   * `completed_at`, stamped just before the commit) and to its first sight by the poll and by the event stream.
+   */
+  async function completionLine(name: string, run: Awaited<ReturnType<typeof clientRun>>) {
+    const [row] = await sql(
+      `select extract(epoch from greatest(max(r.smtp_checked_at), max(r.checked_at))) * 1000 as last_result,
+              extract(epoch from j.completed_at) * 1000 as completed
+       from verification_job j join verification_result r on r.job_id = j.id where j.id = ? group by j.completed_at`,
+      [run.jobId],
+    );
+    const lastResult = Number(row!.last_result);
+    const lastProbe = Math.max(...smtpIntervals.filter(([, , owner]) => owner === run.jobId).map(([, e]) => e));
+    const ms = (t: number) => `${Math.round(t - lastResult)} ms`;
+    report.push(
+      `  ${name.padEnd(9)} last result written → \`completed\` committed ${ms(Number(row!.completed))}, seen by the poll (every ${POLL_MS} ms) ${ms(run.ended)}, by the event stream ${ms(run.sse)} (last probe answered ${ms(lastProbe)})`,
+    );
   }
 
   function smtpMsWithin(started: number, ended: number): number {
@@ -260,6 +304,10 @@ try {
     const count = group.domains * group.perDomain;
     step(`${name}: warm-up job (every host once)`);
     await clientRun(agent, await listOf(agent, addresses(group, 2 * group.domains), `${name} warm-up`));
+    if (name === 'flat') {
+      step('flat: job of 20 addresses');
+      await completionLine('small', await clientRun(agent, await listOf(agent, addresses(group, 20), 'small')));
+    }
     step(`${name}: job of ${count.toLocaleString('en')} addresses`);
     const listId = await listOf(agent, addresses(group, count), name);
     const hostsBefore = await ask<{ hostPeaks: Record<string, [number, number]> }>('stats');
@@ -274,6 +322,7 @@ try {
       throw new Error(`wrong results: ${JSON.stringify(run.job)} ${JSON.stringify(reasons)}`);
     }
     ratioLine(name, count, run, name === 'flat' ? 0.8 : 0.6);
+    await completionLine('', run);
     if (name === 'flat') {
       const resolver = new Resolver();
       resolver.setServers(world.dnsServers);

@@ -1,7 +1,8 @@
 /**
  * The HTTP API alone in its own process (a bench forks it), so its resident memory is measured without
  * the load generator's. IPC: sends `{ port }` when listening; answers `reset` (start a measurement:
- * baseline = current RSS) and `report` (`{ baselineRss, peakRss }` sampled every 10 ms since reset).
+ * baseline = current RSS), `report` (`{ baselineRss, peakRss }` sampled every 10 ms since the first reset) and `cpu`
+ * (`{ cpuMicros }`: the process's CPU time so far, user and system).
  */
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../../src/config.ts';
@@ -21,9 +22,8 @@ const app = createApp({ config, orm, temporal, ...integrationAccess });
 
 let baselineRss = process.memoryUsage.rss();
 let peakRss = baselineRss;
-setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-}, 10).unref();
+// Sampled only once a measurement starts: each sample reads /proc, which a throughput bench would pay for.
+let sampler: NodeJS.Timeout | undefined;
 
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => process.send!({ port: info.port }));
 
@@ -32,9 +32,15 @@ process.on('message', (message: string) => {
     globalThis.gc?.();
     baselineRss = process.memoryUsage.rss();
     peakRss = baselineRss;
+    sampler ??= setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 10).unref();
     process.send!({ reset: true });
   } else if (message === 'report') {
     process.send!({ baselineRss, peakRss: Math.max(peakRss, process.memoryUsage.rss()) });
+  } else if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMicros: user + system });
   } else if (message === 'stop') {
     server.close();
     void Promise.all([temporal.connection.close(), integrationAccess.close()]).then(() => orm.close()).then(() => process.exit(0));

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { log } from '../log.ts';
 import { type DatabaseLimits, pgOptions } from './pg-options.ts';
 
-type Listener = () => void;
+/** `stage`: the stage a change to the job's row left it in; absent for a change to its results (progress only). */
+type Listener = (stage?: string) => void;
 
 class JobNotifications {
   readonly #url: string;
@@ -20,7 +21,10 @@ class JobNotifications {
     this.#limits = limits;
   }
 
-  /** Calls `listener` after each committed change to the job named `key` (`verification:<id>`); returns the unsubscribe. */
+  /**
+   * Calls `listener` after each committed change to the job named `key` (`verification:<id>`); returns the
+   * unsubscribe. A job row's notification is `<key>:<stage>`, its results' the key alone.
+   */
   async subscribe(key: string, listener: Listener): Promise<() => void> {
     const set = this.#listeners.get(key) ?? new Set();
     set.add(listener);
@@ -48,8 +52,11 @@ class JobNotifications {
   #connect(): Promise<pg.Client> {
     this.#client ??= (async () => {
       const client = new pg.Client({ connectionString: this.#url, ...pgOptions(this.#limits) });
-      client.on('notification', (message) => {
-        for (const listener of this.#listeners.get(message.payload ?? '') ?? []) listener();
+      client.on('notification', ({ payload = '' }) => {
+        const stageAt = payload.indexOf(':', payload.indexOf(':') + 1);
+        const key = stageAt < 0 ? payload : payload.slice(0, stageAt);
+        const stage = stageAt < 0 ? undefined : payload.slice(stageAt + 1);
+        for (const listener of this.#listeners.get(key) ?? []) listener(stage);
       });
       client.on('error', (error) => {
         // Streams fall back to their periodic re-read; the next subscriber opens a fresh connection.

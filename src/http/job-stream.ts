@@ -20,30 +20,34 @@ export async function streamJob(c: Context<AppEnv>, key: string, read: () => Pro
   const { config } = c.var.deps;
   const { DATABASE_URL } = config;
   return streamSSE(c, async (stream) => {
-    let wake: () => void = () => undefined;
+    let last = first;
     // Read once after subscribing: a change committed between the first read and LISTEN is not lost.
     let dirty = true;
+    // A notification named a stage other than the one last sent: shown at once, whatever the progress pace.
+    let staged = false;
+    let waiting: { resolve: () => void; anyChange: boolean } | null = null;
+    const pause = (ms: number, anyChange: boolean) =>
+      new Promise<void>((resolve) => {
+        waiting = { resolve, anyChange };
+        setTimeout(resolve, ms).unref();
+      }).finally(() => (waiting = null));
     const unsubscribe = DATABASE_URL
-      ? await jobNotifications(DATABASE_URL, databaseLimits(config)).subscribe(key, () => {
+      ? await jobNotifications(DATABASE_URL, databaseLimits(config)).subscribe(key, (stage) => {
           dirty = true;
-          wake();
+          if (stage !== undefined && stage !== last.stage) staged = true;
+          if (waiting && (waiting.anyChange || staged)) waiting.resolve();
         })
       : () => undefined;
-    stream.onAbort(() => wake());
+    stream.onAbort(() => waiting?.resolve());
     try {
-      let last = first;
       let lastJson = JSON.stringify(first.data);
       let lastProgressAt = 0;
       await stream.writeSSE({ event: 'stage', data: lastJson });
       while (!last.terminal && !stream.aborted) {
-        if (!dirty) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, FALLBACK_READ_MS).unref();
-          });
-        }
+        if (!dirty) await pause(FALLBACK_READ_MS, true);
         if (stream.aborted) break;
         dirty = false;
+        staged = false;
         const view = await read();
         const json = JSON.stringify(view.data);
         if (view.stage !== last.stage || view.terminal) {
@@ -51,8 +55,8 @@ export async function streamJob(c: Context<AppEnv>, key: string, read: () => Pro
         } else if (json !== lastJson) {
           const wait = lastProgressAt + PROGRESS_EVERY_MS - Date.now();
           if (wait > 0) {
-            // Too soon for another progress message: look again when one is allowed.
-            await stream.sleep(wait);
+            // Too soon for another progress message: look again when one is allowed, or when the stage changes.
+            if (!staged) await pause(wait, false);
             dirty = true;
             continue;
           }

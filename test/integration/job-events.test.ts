@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppDeps, AppEnv } from '../../src/http/env.ts';
+import { streamJob } from '../../src/http/job-stream.ts';
+import { liveView } from '../../src/jobs/views.ts';
 import { Agent, expectError } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
+import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { knownAddress, standardWorld, unknownAddress } from '../support/mail-world/index.ts';
 import { listWithEmails, startVerificationWorld, type VerificationWorld } from '../support/verification.ts';
@@ -81,5 +88,53 @@ describe('live progress (SSE)', () => {
     expectError(await stranger.get(`/api/verification/jobs/${job.body.id}/events`), 404, 'not_found');
     const { key } = await createKey(stranger, ['verification:read']);
     expectError(await new Agent(vw.h.app).get(`/api/external/verification/jobs/${job.body.id}/events`, { 'x-api-key': key }), 404, 'not_found');
+  });
+
+  it('shows a new stage at once while its progress messages are held to one a second', async () => {
+    // A stream over a job whose state the test sets, woken by the same notifications the job tables send.
+    const key = `verification:${randomUUID()}`;
+    const job = { stage: 'smtp_verifying', processed: 0 };
+    const app = new Hono<AppEnv>()
+      .use((c, next) => {
+        c.set('deps', { config: vw.h.config } as AppDeps);
+        return next();
+      })
+      .get('/events', (c) => streamJob(c, key, async () => liveView(job.stage, { ...job })));
+    const res = await app.request('/events');
+    const messages: Array<{ event: string; data: typeof job; at: number }> = [];
+    const reading = (async () => {
+      let text = '';
+      for await (const chunk of res.body!) {
+        text += new TextDecoder().decode(chunk);
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const block = text.slice(0, end);
+          text = text.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)![1]!;
+          messages.push({ event, data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!), at: Date.now() });
+        }
+      }
+    })();
+    const notify = (payload: string) => vw.h.sql(`select pg_notify('job_events', ?)`, [payload]);
+    const until = (n: number) => eventually(() => messages.length, (count) => count >= n, { what: `${n} messages`, intervalMs: 5 });
+    await until(1);
+    // The listener is subscribed once the first read after it is done (the stream reads again at once).
+    await sleep(200);
+    job.processed = 1;
+    await notify(key); // a result written: progress, the first at once
+    await until(2);
+    expect(messages[1]).toMatchObject({ event: 'progress', data: { processed: 1 } });
+    job.processed = 2;
+    await notify(key); // within the second: held back
+    await sleep(150);
+    expect(messages).toHaveLength(2);
+    job.stage = 'completed';
+    const completedAt = Date.now();
+    await notify(`${key}:completed`); // the job row: its new stage
+    await reading;
+    expect(messages.map((m) => m.event)).toEqual(['stage', 'progress', 'stage']);
+    expect(messages[2]!.data).toEqual({ stage: 'completed', processed: 2 });
+    // Before, it waited for the progress pace: a second after the last progress message.
+    expect(messages[2]!.at - completedAt).toBeLessThan(400);
+    expect(messages[2]!.at - messages[1]!.at).toBeLessThan(900);
   });
 });

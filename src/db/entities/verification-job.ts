@@ -11,14 +11,15 @@ import { Organization } from './organization.ts';
 export const VerificationJob = defineEntity({
   name: 'VerificationJob',
   indexes: [{ properties: ['organization', 'id'] }, { properties: ['list', 'id'] }],
-  // Live progress (CONTRACT §9.4): every committed change reaches the API processes streaming the job (job-notifications.ts).
+  // Live progress (CONTRACT §9.4): every committed change reaches the API processes streaming the job (job-notifications.ts),
+  // naming the stage it leaves the job in, so a stream held back by its progress pace still shows a new stage at once.
   triggers: [
     {
       name: 'verification_job_notify',
       timing: 'after',
       events: ['update'],
       forEach: 'row',
-      body: `perform pg_notify('job_events', 'verification:' || new.id); return null;`,
+      body: `perform pg_notify('job_events', 'verification:' || new.id || ':' || new.verification_stage); return null;`,
     },
   ],
   properties: {
