@@ -9,9 +9,7 @@ import { webhookActivities } from './webhooks.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
-/** One factory per job kind is spread in here; workflows see only the type. */
+/** One factory per job kind is spread in here; each workflow sees only its kind's factory type. */
 export function createActivities(deps: ActivityDeps) {
   return { ...scrapeActivities(deps), ...verificationActivities(deps), ...enrichmentActivities(deps), ...finderActivities(deps), ...verifySingleActivities(deps), ...webhookActivities(deps), ...maintenanceActivities(deps) };
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -2,7 +2,7 @@
 import { defineUpdate } from '@temporalio/workflow';
 import type { Candidate, FindAnswer, FindStep } from '../domain/finder.ts';
 
-export type { Candidate, FindAnswer, FindStep, TriedCandidate } from '../domain/finder.ts';
+export type { FindAnswer, FindStep } from '../domain/finder.ts';
 
 export interface FindInput {
   /** Also the id of the find's workflow, its catch-all seed and the stem of its credit key. */
