@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { secretBoxFromConfig, SecretDecryptionError } from '../src/crypto/secret-box.ts';
 import { newId } from '../src/db/entities/common.ts';
-import { addDeliveries, deliveryTarget, disableEndpoint, recordAttempt, recordEvent } from '../src/db/repos/webhook-deliveries.ts';
+import { addDeliveries, deliveryTarget, disableEndpoint, recordAttempt, recordEvent } from '../src/webhooks/repository-deliveries.ts';
 import type { WebhookEvent } from '../src/domain/webhook-events.ts';
 import { log } from '../src/log.ts';
 import { deliveryWorkflowId, type DeliveryWorkflowInput } from '../src/temporal/webhook-messages.ts';

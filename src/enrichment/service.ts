@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { bulkEnrichmentWorkflow, singleEnrichmentWorkflow } from '../../workflows/enrichment.ts';
 import { newId } from '../db/entities/common.ts';
-import { getBalance } from '../db/repos/credit-ledger.ts';
+import { creditBalance } from '../accounts/credits.ts';
 import { getList } from '../db/repos/lists.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
 import { ApiError } from '../errors.ts';
@@ -23,7 +23,7 @@ import { type BulkJobDto, toBulkJobDto } from './views.ts';
 const SINGLE_ENRICHMENT_TIMEOUT = '2 minutes';
 
 async function requireCredits(em: EntityManager, orgId: string): Promise<void> {
-  const balance = await getBalance(em, orgId);
+  const balance = await creditBalance(em, orgId);
   if (balance <= 0) {
     throw new ApiError('insufficient_credits', 'The credit balance is 0: add credits to enrich', { balance });
   }

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { findEmailWorkflow } from '../../workflows/find-email.ts';
 import { newId } from '../db/entities/common.ts';
-import { getBalance } from '../db/repos/credit-ledger.ts';
+import { creditBalance } from '../accounts/credits.ts';
 import { CREDIT_PRICES } from '../domain/enrichment.ts';
 import type { FindAnswer } from '../domain/finder.ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -25,7 +25,7 @@ export type FindResponse = { status: 200; answer: FindAnswer } | { status: 202; 
 export async function findEmailAddress(ctx: JobContext, input: { firstName: string; lastName: string; domain: string }): Promise<FindResponse> {
   const { em, organizationId } = ctx;
   // A Valid find must be payable: the same refusal as enrichment when nothing could be paid.
-  const balance = await getBalance(em, organizationId);
+  const balance = await creditBalance(em, organizationId);
   if (balance < CREDIT_PRICES.workEmail) {
     throw new ApiError('insufficient_credits', 'The credit balance cannot pay for a found address: add credits to find emails', { balance });
   }
