@@ -1,7 +1,7 @@
 /** The single-address check's application service (`POST /api/external/verify`): answered within its deadline whatever the mail host does. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { singleVerifyWorkflow } from '../../workflows/verify-single.ts';
+import type { singleVerifyWorkflow } from '../../workflows/single-check.ts';
 import { domainOf, isValidEmailSyntax, normalizeEmail } from '../domain/email.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
