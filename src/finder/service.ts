@@ -1,6 +1,5 @@
 /** The email finder's application service: what `/api/enrichment/find-email` and `/api/external/find-email` do. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { findEmailWorkflow } from '../../workflows/find-email.ts';
 import { newId } from '../db/entities/common.ts';
 import { creditBalance } from '../accounts/credits.ts';
 import { CREDIT_PRICES } from '../domain/enrichment.ts';
@@ -9,7 +8,7 @@ import { ApiError, notFound } from '../errors.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { log } from '../log.ts';
-import { firstAnswerUpdate } from './messages.ts';
+import { firstAnswerUpdate, findEmailWorkflowType } from './messages.ts';
 import { createFind, deleteFind, findAnswerOf } from './repository.ts';
 
 /**
@@ -31,13 +30,13 @@ export async function findEmailAddress(ctx: JobContext, input: { firstName: stri
   }
   const findId = newId();
   await createFind(em, { id: findId, organizationId, ...input });
-  const handle = await startWorkflow<typeof findEmailWorkflow>(
+  const handle = await startWorkflow(
     ctx,
     {
       kind: 'enrichment',
       id: findId,
       organizationId,
-      workflowType: 'findEmailWorkflow',
+      workflow: findEmailWorkflowType,
       args: [{ findId, organizationId, ...input, schedule: ctx.config.SMTP_GREYLIST_SCHEDULE }],
     },
     () => deleteFind(em.fork(), findId),
