@@ -9,7 +9,7 @@ const STORAGE = {
   message: 'The HTTP layer calls services (src/<feature>/service.ts); repositories and entities stay below it.',
 };
 const DOMAIN_IO = [
-  '**/db/**', '**/smtp/**', '**/providers/**', '**/directory/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/verify/**',
+  '**/db/**', '**/smtp/**', '**/providers/**', '**/directory/**', '**/temporal/**', '**/webhooks/**', '**/enrichment/**', '**/single-check/**',
   '**/auth/**', '**/rate-limit/**', '**/jobs/**', '**/csv/**', '**/activities/**', '**/workflows/**',
   '**/verification/**', '**/scrape/**', '**/lists/**', '**/accounts/**', '**/settings/**', '**/idempotency/**',
   'pg', 'kysely', '@mikro-orm/*', '@temporalio/*', 'undici',

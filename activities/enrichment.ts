@@ -5,7 +5,7 @@ import { failBulkJob } from '../src/enrichment/repository.ts';
 import { markJobStarted } from '../src/jobs/repository.ts';
 import { enrichBulkBatch } from '../src/enrichment/engine.ts';
 import type { BatchInput, BatchStep, ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } from '../src/enrichment/messages.ts';
-import type { EnrichmentServices } from '../src/enrichment/services.ts';
+import type { EnrichmentClients } from '../src/enrichment/clients.ts';
 import { lookupProfile, settleProfile } from '../src/enrichment/single.ts';
 import type { ActivityDeps } from './deps.ts';
 import { finderDeps } from './finder.ts';
@@ -23,20 +23,20 @@ function asFailure(error: unknown): unknown {
 }
 
 export function enrichmentActivities(deps: ActivityDeps) {
-  const services: EnrichmentServices = {
+  const clients: EnrichmentClients = {
     config: deps.config,
     providers: { finder: new FinderProvider(finderDeps(deps)), ...deps.enrichmentProviders },
     prober: deps.prober,
     secrets: secretBoxFromConfig(deps.config),
   };
   const em = () => deps.orm.em.fork();
-  const engine = { orm: deps.orm, services, batchSize: deps.config.ENRICHMENT_BATCH_SIZE };
+  const engine = { orm: deps.orm, clients, batchSize: deps.config.ENRICHMENT_BATCH_SIZE };
 
   return jobActivities({
     /** Single enrichment, step 1: cache, then the waterfall for what the cache does not settle. Charges nothing. */
     async lookupEnrichmentProfile(input: SingleEnrichmentInput): Promise<ProfileLookup> {
       try {
-        return await lookupProfile(em(), services, input);
+        return await lookupProfile(em(), clients, input);
       } catch (error) {
         throw asFailure(error);
       }
@@ -44,7 +44,7 @@ export function enrichmentActivities(deps: ActivityDeps) {
 
     /** Single enrichment, step 2: charge, cache and record the answer in one transaction (idempotent). */
     settleEnrichmentProfile(input: SingleEnrichmentInput & { lookup: ProfileLookup }): Promise<SingleEnrichmentResult> {
-      return settleProfile(em(), services, input, input.lookup);
+      return settleProfile(em(), clients, input, input.lookup);
     },
 
     async beginBulkEnrichment(input: { jobId: string }): Promise<void> {

@@ -6,7 +6,7 @@ type Activity = (...args: never[]) => Promise<unknown>;
 /**
  * The one way a job kind's activities say "the job is gone": a `JobGoneError` from any repository becomes a
  * non-retryable failure of type `JobGoneError` (no retry can bring the row back), on which the job's workflow
- * ends quietly (workflows/job-gone.ts).
+ * ends quietly (workflows/job-lifecycle.ts).
  */
 export function jobActivities<T extends Record<string, Activity>>(activities: T): T {
   const guarded: Record<string, Activity> = {};

@@ -1,5 +1,5 @@
-import { deleteExpiredKeys } from '../src/db/repos/idempotency.ts';
-import { deleteExpiredCache } from '../src/verify/repository.ts';
+import { deleteExpiredKeys } from '../src/idempotency/repository.ts';
+import { deleteExpiredCache } from '../src/single-check/repository.ts';
 import { log } from '../src/log.ts';
 import type { ActivityDeps } from './deps.ts';
 

@@ -2,10 +2,10 @@ import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { secretBoxFromConfig, SecretDecryptionError } from '../src/crypto/secret-box.ts';
 import { newId } from '../src/db/entities/common.ts';
-import { addDeliveries, deliveryTarget, disableEndpoint, recordAttempt, recordEvent } from '../src/db/repos/webhook-deliveries.ts';
+import { addDeliveries, deliveryTarget, disableEndpoint, recordAttempt, recordEvent } from '../src/webhooks/repository-deliveries.ts';
 import type { WebhookEvent } from '../src/domain/webhook-events.ts';
 import { log } from '../src/log.ts';
-import { deliveryWorkflowId, type DeliveryWorkflowInput } from '../src/temporal/webhook-messages.ts';
+import { type DeliveryWorkflow, deliveryWorkflowId, deliveryWorkflowType } from '../src/temporal/webhook-messages.ts';
 import { snapshotJob, stateOf } from '../src/webhooks/job-event.ts';
 import { webhookSecretContext } from '../src/webhooks/secret.ts';
 import { retrySchedule, sendWebhook } from '../src/webhooks/send.ts';
@@ -49,10 +49,10 @@ export function webhookActivities({ config, orm }: ActivityDeps) {
       const { client, info } = Context.current();
       for (const deliveryId of deliveries) {
         try {
-          await client.workflow.start('webhookDeliveryWorkflow', {
+          await client.workflow.start<DeliveryWorkflow>(deliveryWorkflowType.name, {
             taskQueue: info.taskQueue,
             workflowId: deliveryWorkflowId(deliveryId),
-            args: [{ deliveryId, schedule: retrySchedule(config) } satisfies DeliveryWorkflowInput],
+            args: [{ deliveryId, schedule: retrySchedule(config) }],
             // A closed run of this id means the delivery was handled; only the retry route starts it again.
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
           });

@@ -28,7 +28,7 @@ import { initOrm } from '../src/db/orm.ts';
 import { databaseLimits } from '../src/db/pg-options.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
-import { pageLeadRows, pageListRows } from '../src/db/repos/pages.ts';
+import { pageLeadRows, pageListRows } from '../src/lists/repository-pages.ts';
 import type { LeadInput } from '../src/domain/lead-input.ts';
 import { createApp } from '../src/http/app.ts';
 import { startIntegrationAccess } from '../src/integration-access.ts';

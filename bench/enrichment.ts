@@ -16,7 +16,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
-import { applyCredits } from '../src/db/repos/credits.ts';
+import { applyCredits } from '../src/accounts/credits.ts';
 import { insertLeads } from '../src/db/repos/leads.ts';
 import { createList } from '../src/db/repos/lists.ts';
 import { createApp } from '../src/http/app.ts';

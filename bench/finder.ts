@@ -25,7 +25,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
 import { loadConfig } from '../src/config.ts';
 import { initOrm } from '../src/db/orm.ts';
-import { applyCredits } from '../src/db/repos/credits.ts';
+import { applyCredits } from '../src/accounts/credits.ts';
 import { createApp } from '../src/http/app.ts';
 import { startIntegrationAccess } from '../src/integration-access.ts';
 import { createEnrichmentProviders } from '../src/providers/enrichment/index.ts';

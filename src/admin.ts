@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadConfig } from './config.ts';
 import { Organization } from './db/entities/index.ts';
 import { initOrm } from './db/orm.ts';
-import { applyCredits, InsufficientCreditsError } from './db/repos/credits.ts';
+import { applyCredits, InsufficientCreditsError } from './accounts/credits.ts';
 
 const USAGE = `usage: npm run admin -- grant-credits --org <organization id> --credits <n> --reason <text> [--idempotency-key <key>]
   --credits=-<n> takes credits back (never below a zero balance).

@@ -9,7 +9,7 @@ import { lookupApiKey, recordApiKeyUse } from './auth/api-keys.ts';
 import type { Config } from './config.ts';
 import { listen } from './db/listener.ts';
 import { databaseLimits, limitedPool } from './db/pg-options.ts';
-import { reserveTokens } from './db/repos/rate-limits.ts';
+import { reserveTokens } from './rate-limit/repository.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/limiter.ts';
 
 export const API_KEY_CHANNEL = 'api_key_changed';

@@ -126,3 +126,18 @@ export function PagedTable<T>({
     </>
   );
 }
+
+/** A job kind's jobs under its screen's form: the "Jobs" heading and the paged table, newest first. */
+export function JobsSection<T extends { id: string }>({
+  path,
+  what,
+  ...table
+}: { path: string; what: string } & Pick<TableProps<T>, 'columns' | 'empty' | 'testId'>) {
+  const jobs = usePaged<T>(path);
+  return (
+    <>
+      <h2>Jobs</h2>
+      <PagedTable paged={jobs} what={what} rowKey={(job) => job.id} {...table} />
+    </>
+  );
+}

@@ -42,8 +42,6 @@ export type Transcript = Pick<z.infer<typeof VerificationResultTranscriptSchema>
 /** CONTRACT §15: the user who signed the organization up is its `owner`, invited users are `member`s. */
 export type Me = z.infer<typeof MeSchema>;
 export type User = Me['user'];
-export type Organization = Me['organization'];
-export type Role = User['role'];
 /** `GET /api/organization/members`. */
 export type Member = z.infer<typeof MemberSchema>;
 /** `POST /api/organization/invites`: the token is shown once. */

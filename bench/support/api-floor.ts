@@ -7,7 +7,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import pg from 'pg';
-import { pageLeadRows, pageListRows } from '../../src/db/repos/pages.ts';
+import { pageLeadRows, pageListRows } from '../../src/lists/repository-pages.ts';
 import { paginated } from '../../src/http/schemas/common.ts';
 
 const FIRST_PAGE = { page: 1, limit: 20 };

@@ -5,7 +5,7 @@ import { DUMMY_HASH, hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { Organization, User } from '../db/entities/index.ts';
 import type { IOrganization } from '../db/entities/organization.ts';
 import type { IUser } from '../db/entities/user.ts';
-import { applyCredits } from '../db/repos/credits.ts';
+import { applyCredits } from './credits.ts';
 import { ApiError } from '../errors.ts';
 import { redeemInvite } from './team.ts';
 

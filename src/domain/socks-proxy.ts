@@ -46,12 +46,6 @@ export function parseSocksUrl(value: string): SocksProxy | string {
   }) as SocksProxy;
 }
 
-/** A valid `socks5://` URL, kept as the string (parsed where it is used). */
-export const socksUrlSchema = z.string().superRefine((value, ctx) => {
-  const parsed = parseSocksUrl(value);
-  if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
-});
-
 /** The URLs of a comma list (`SMTP_PROXY`, a provider's `proxy`), each one egress. */
 export const socksUrlsOf = (value: string): string[] => value.split(',').map((url) => url.trim()).filter(Boolean);
 
@@ -63,7 +57,7 @@ export const socksUrlListSchema = z.string().superRefine((value, ctx) => {
   }
 });
 
-/** Parses a URL that `socksUrlSchema` already accepted. */
+/** Parses one URL of a list that `socksUrlListSchema` already accepted. */
 export function socksProxyOf(value: string): SocksProxy {
   const parsed = parseSocksUrl(value);
   if (typeof parsed === 'string') throw new Error(`invalid SOCKS5 proxy URL: ${parsed}`);

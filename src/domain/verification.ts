@@ -24,8 +24,6 @@ export const ACTIVE_STAGES = [
   'awaiting_decision',
   'api_verifying',
 ] as const satisfies readonly VerificationStage[];
-export const isActiveStage = (stage: VerificationStage) =>
-  (ACTIVE_STAGES as readonly string[]).includes(stage);
 
 export const DECISIONS = [
   'accept_current',

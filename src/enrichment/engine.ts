@@ -7,7 +7,7 @@ import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfil
 import { type EnrichmentLeadRow, leadsForEnrichment, writeEnrichedValues } from '../db/repos/leads.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';
-import { prepareWaterfall, type EnrichmentServices } from './services.ts';
+import { prepareWaterfall, type EnrichmentClients } from './clients.ts';
 import { runWaterfall, type PersonFacts, type WaterfallResult } from './waterfall.ts';
 
 /**
@@ -19,7 +19,7 @@ const LEAD_CONCURRENCY = 50;
 /** What the bulk enrichment engine works with, built once per worker. */
 export interface EnrichmentEngineDeps {
   orm: Orm;
-  services: EnrichmentServices;
+  clients: EnrichmentClients;
   /** Leads per batch (ENRICHMENT_BATCH_SIZE). */
   batchSize: number;
 }
@@ -48,7 +48,7 @@ const factsOf = (lead: EnrichmentLeadRow): PersonFacts => ({
  * datum the balance cannot pay for stops the job (`insufficient_credits`); leads not reached are skipped.
  */
 export async function enrichBulkBatch(deps: EnrichmentEngineDeps, input: BatchInput, run: BatchRun): Promise<BatchStep> {
-  const { services, batchSize } = deps;
+  const { clients, batchSize } = deps;
   const em = deps.orm.em.fork();
   const job = await loadBulkWork(em, input.jobId);
   if (job.status !== 'processing') return { cursor: job.cursor, done: true };
@@ -58,14 +58,14 @@ export async function enrichBulkBatch(deps: EnrichmentEngineDeps, input: BatchIn
     ? await leadsForEnrichment(em, { listId: job.listId, after: input.after, last: job.lastLeadId, limit: batchSize })
     : [];
   const { fields } = job;
-  const cacheDays = services.config.ENRICHMENT_CACHE_DAYS;
+  const cacheDays = clients.config.ENRICHMENT_CACHE_DAYS;
   const finds = new Map<string, LeadFinds>();
   // Nothing could be paid: stop without calling anyone.
   const broke = job.creditBalance <= 0;
   const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
   if (!broke && leads.length > 0) {
     const cache = await findFreshProfiles(em, job.organizationId, urls, cacheDays);
-    const { chain, checker } = await prepareWaterfall(em, services, job.organizationId);
+    const { chain, checker } = await prepareWaterfall(em, clients, job.organizationId);
     await mapConcurrent(leads, LEAD_CONCURRENCY, async (lead) => {
       const settled = lead.networkUrl ? (cache.get(lead.networkUrl)?.searched ?? []) : [];
       const searched = fields.filter((field) => !settled.includes(field));

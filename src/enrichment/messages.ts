@@ -1,6 +1,7 @@
 /** What enrichment's workflows and activities exchange: single enrichment and bulk jobs. */
 import type { EnrichmentField } from '../domain/enrichment.ts';
 import type { PersonFacts } from './waterfall.ts';
+import { workflowType } from '../temporal/workflow-type.ts';
 
 export interface SingleEnrichmentInput {
   /** Also the id of the request's workflow and the stem of its idempotency keys. */
@@ -57,3 +58,7 @@ export interface BatchStep {
   /** The job is over (completed, stopped or failed): no further batch. A job gone throws `JobGoneError`. */
   done: boolean;
 }
+
+/** The workflows of workflows/enrichment.ts: one profile a caller waits for, and a list's bulk job. */
+export const singleEnrichmentWorkflowType = workflowType<(input: SingleEnrichmentInput) => Promise<SingleEnrichmentResult>>()('singleEnrichmentWorkflow');
+export const bulkEnrichmentWorkflowType = workflowType<(input: BulkEnrichmentInput) => Promise<void>>()('bulkEnrichmentWorkflow');

@@ -5,9 +5,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { bulkEnrichmentWorkflow, singleEnrichmentWorkflow } from '../../workflows/enrichment.ts';
 import { newId } from '../db/entities/common.ts';
-import { getBalance } from '../db/repos/credit-ledger.ts';
+import { creditBalance } from '../accounts/credits.ts';
 import { getList } from '../db/repos/lists.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
 import { ApiError } from '../errors.ts';
@@ -16,14 +15,14 @@ import { startWorkflow } from '../jobs/start.ts';
 import { type JobView, liveView } from '../jobs/views.ts';
 import { log } from '../log.ts';
 import { createBulkJob, deleteBulkJob, getBulkJob, listSnapshot, pageBulkJobs } from './repository.ts';
-import type { SingleEnrichmentResult } from './messages.ts';
+import { type SingleEnrichmentResult, bulkEnrichmentWorkflowType, singleEnrichmentWorkflowType } from './messages.ts';
 import { type BulkJobDto, toBulkJobDto } from './views.ts';
 
 /** A single enrichment waits this long for its workflow; the activities' own retries fit well within it. */
 const SINGLE_ENRICHMENT_TIMEOUT = '2 minutes';
 
 async function requireCredits(em: EntityManager, orgId: string): Promise<void> {
-  const balance = await getBalance(em, orgId);
+  const balance = await creditBalance(em, orgId);
   if (balance <= 0) {
     throw new ApiError('insufficient_credits', 'The credit balance is 0: add credits to enrich', { balance });
   }
@@ -46,11 +45,11 @@ export async function enrichOne(ctx: JobContext, networkUrl: string): Promise<Si
   await requireCredits(ctx.em, ctx.organizationId);
   const requestId = newId();
   try {
-    const handle = await startWorkflow<typeof singleEnrichmentWorkflow>(ctx, {
+    const handle = await startWorkflow(ctx, {
       kind: 'enrichment',
       id: requestId,
       organizationId: ctx.organizationId,
-      workflowType: 'singleEnrichmentWorkflow',
+      workflow: singleEnrichmentWorkflowType,
       args: [{ requestId, organizationId: ctx.organizationId, networkUrl }],
       executionTimeout: SINGLE_ENRICHMENT_TIMEOUT,
     });
@@ -68,9 +67,9 @@ export async function startBulkEnrichment(ctx: JobContext, input: { listId: stri
   const snapshot = await listSnapshot(em, list.id);
   if (snapshot.totalLeads === 0) throw new ApiError('unprocessable', 'The list has no leads', { reason: 'empty_list' });
   const job = await createBulkJob(em, { organizationId, listId: list.id, fields: input.fields, ...snapshot });
-  await startWorkflow<typeof bulkEnrichmentWorkflow>(
+  await startWorkflow(
     ctx,
-    { kind: 'enrichment', id: job.id, organizationId, listId: list.id, workflowType: 'bulkEnrichmentWorkflow', args: [{ jobId: job.id }] },
+    { kind: 'enrichment', id: job.id, organizationId, listId: list.id, workflow: bulkEnrichmentWorkflowType, args: [{ jobId: job.id }] },
     () => deleteBulkJob(em.fork(), job.id),
   );
   return { jobId: job.id, status: 'pending' as const, totalLeads: job.totalLeads, estimatedCredits: job.estimatedCredits };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CachedProfile } from './repository-profiles.ts';
-import { applyCredits, InsufficientCreditsError } from '../db/repos/credits.ts';
+import { applyCredits, InsufficientCreditsError } from '../accounts/credits.ts';
 import { CREDIT_PRICES, orderedFields, type EnrichmentField } from '../domain/enrichment.ts';
 
 const FIELD_NAMES: Record<EnrichmentField, string> = { workEmail: 'work email', personalEmail: 'personal email', phone: 'phone' };

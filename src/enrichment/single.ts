@@ -3,7 +3,7 @@ import { fillEmailsOfProfile } from '../db/repos/leads.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from './repository-profiles.ts';
 import { ENRICHMENT_FIELDS } from '../domain/enrichment.ts';
 import { deliverFinds, lockOrganization } from './settle.ts';
-import { prepareWaterfall, type EnrichmentServices } from './services.ts';
+import { prepareWaterfall, type EnrichmentClients } from './clients.ts';
 import { runWaterfall, type PersonFacts } from './waterfall.ts';
 import type { ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } from './messages.ts';
 
@@ -11,8 +11,8 @@ import type { ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } fro
  * Reads the cache and runs the waterfall for the fields it does not settle. Calls no provider when a
  * fresh cache entry settles every field. Charges nothing: that is `settleProfile`'s job.
  */
-export async function lookupProfile(em: EntityManager, services: EnrichmentServices, input: SingleEnrichmentInput): Promise<ProfileLookup> {
-  const cached = (await findFreshProfiles(em, input.organizationId, [input.networkUrl], services.config.ENRICHMENT_CACHE_DAYS)).get(input.networkUrl);
+export async function lookupProfile(em: EntityManager, clients: EnrichmentClients, input: SingleEnrichmentInput): Promise<ProfileLookup> {
+  const cached = (await findFreshProfiles(em, input.organizationId, [input.networkUrl], clients.config.ENRICHMENT_CACHE_DAYS)).get(input.networkUrl);
   const searched = ENRICHMENT_FIELDS.filter((field) => !cached?.searched.includes(field));
   const person: PersonFacts = {
     firstName: cached?.firstName ?? undefined,
@@ -21,7 +21,7 @@ export async function lookupProfile(em: EntityManager, services: EnrichmentServi
     company: cached?.company ?? undefined,
   };
   if (searched.length === 0) return { found: true, person, values: {}, searched };
-  const { chain, checker } = await prepareWaterfall(em, services, input.organizationId);
+  const { chain, checker } = await prepareWaterfall(em, clients, input.organizationId);
   const result = await runWaterfall({ networkUrl: input.networkUrl, person, fields: searched }, chain, checker);
   return { found: result.found || cached !== undefined, person: result.person, values: result.values, searched };
 }
@@ -32,7 +32,7 @@ export async function lookupProfile(em: EntityManager, services: EnrichmentServi
  */
 export async function settleProfile(
   em: EntityManager,
-  services: EnrichmentServices,
+  clients: EnrichmentClients,
   input: SingleEnrichmentInput,
   lookup: ProfileLookup,
 ): Promise<SingleEnrichmentResult> {
@@ -43,7 +43,7 @@ export async function settleProfile(
     ]);
     if (recorded) return recorded.result;
 
-    const cached = (await findFreshProfiles(tx, input.organizationId, [input.networkUrl], services.config.ENRICHMENT_CACHE_DAYS)).get(
+    const cached = (await findFreshProfiles(tx, input.organizationId, [input.networkUrl], clients.config.ENRICHMENT_CACHE_DAYS)).get(
       input.networkUrl,
     );
     const delivery = await deliverFinds(

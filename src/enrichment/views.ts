@@ -1,7 +1,7 @@
 /** A bulk enrichment job as its GET routes show it (CONTRACT §5); webhook events (§9.3) carry the same shape. */
 import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
 import type { BulkStatus, EnrichmentField, StopReason } from '../domain/enrichment.ts';
-import { iso } from '../jobs/views.ts';
+import { iso } from '../domain/time.ts';
 
 export interface BulkJobDto {
   jobId: string;

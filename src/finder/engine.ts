@@ -10,7 +10,7 @@ import { localPartOf, toAsciiDomain } from '../domain/email.ts';
 import { type Candidate, type FindStep, findCandidates, type TemplateCounts, templateOrder, type TriedCandidate } from '../domain/finder.ts';
 import type { DirectoryAnswer, MicrosoftDirectory } from '../directory/microsoft.ts';
 import { NOT_ASKED, type ProbeOutcome, type SmtpProber } from '../smtp/prober.ts';
-import { freshDomainFact, saveDomainFact } from '../verify/repository.ts';
+import { freshDomainFact, saveDomainFact } from '../single-check/repository.ts';
 import { addTemplateCounts } from '../verification/repository-templates.ts';
 import { domainTemplateCounts, globalTemplateCounts } from './repository.ts';
 

@@ -1,8 +1,9 @@
 /** What the email finder's workflow, activities and service exchange (CONTRACT §14). */
 import { defineUpdate } from '@temporalio/workflow';
 import type { Candidate, FindAnswer, FindStep } from '../domain/finder.ts';
+import { workflowType } from '../temporal/workflow-type.ts';
 
-export type { Candidate, FindAnswer, FindStep, TriedCandidate } from '../domain/finder.ts';
+export type { FindAnswer, FindStep } from '../domain/finder.ts';
 
 export interface FindInput {
   /** Also the id of the find's workflow, its catch-all seed and the stem of its credit key. */
@@ -14,6 +15,9 @@ export interface FindInput {
   /** SMTP_GREYLIST_SCHEDULE in milliseconds: the waits before asking deferred candidates again. */
   schedule: number[];
 }
+
+/** One find's workflow (workflows/find-email.ts). */
+export const findEmailWorkflowType = workflowType<(input: FindInput) => Promise<FindAnswer>>()('findEmailWorkflow');
 
 /** One pass of the find: the first (`retry` absent) or the later one over the candidates still deferred. */
 export interface FindStepInput extends FindInput {

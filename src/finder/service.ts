@@ -1,15 +1,14 @@
 /** The email finder's application service: what `/api/enrichment/find-email` and `/api/external/find-email` do. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { findEmailWorkflow } from '../../workflows/find-email.ts';
 import { newId } from '../db/entities/common.ts';
-import { getBalance } from '../db/repos/credit-ledger.ts';
+import { creditBalance } from '../accounts/credits.ts';
 import { CREDIT_PRICES } from '../domain/enrichment.ts';
 import type { FindAnswer } from '../domain/finder.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { log } from '../log.ts';
-import { firstAnswerUpdate } from './messages.ts';
+import { firstAnswerUpdate, findEmailWorkflowType } from './messages.ts';
 import { createFind, deleteFind, findAnswerOf } from './repository.ts';
 
 /**
@@ -25,19 +24,19 @@ export type FindResponse = { status: 200; answer: FindAnswer } | { status: 202; 
 export async function findEmailAddress(ctx: JobContext, input: { firstName: string; lastName: string; domain: string }): Promise<FindResponse> {
   const { em, organizationId } = ctx;
   // A Valid find must be payable: the same refusal as enrichment when nothing could be paid.
-  const balance = await getBalance(em, organizationId);
+  const balance = await creditBalance(em, organizationId);
   if (balance < CREDIT_PRICES.workEmail) {
     throw new ApiError('insufficient_credits', 'The credit balance cannot pay for a found address: add credits to find emails', { balance });
   }
   const findId = newId();
   await createFind(em, { id: findId, organizationId, ...input });
-  const handle = await startWorkflow<typeof findEmailWorkflow>(
+  const handle = await startWorkflow(
     ctx,
     {
       kind: 'enrichment',
       id: findId,
       organizationId,
-      workflowType: 'findEmailWorkflow',
+      workflow: findEmailWorkflowType,
       args: [{ findId, organizationId, ...input, schedule: ctx.config.SMTP_GREYLIST_SCHEDULE }],
     },
     () => deleteFind(em.fork(), findId),

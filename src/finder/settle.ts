@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { applyCredits, InsufficientCreditsError } from '../db/repos/credits.ts';
+import { applyCredits, InsufficientCreditsError } from '../accounts/credits.ts';
 import { CREDIT_PRICES } from '../domain/enrichment.ts';
 import type { FindAnswer, FindStep } from '../domain/finder.ts';
 import { learnFoundTemplate } from './engine.ts';

@@ -3,7 +3,7 @@
  * let go of it, completing it with the response or releasing it for a retry.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Claim, claimKey, completeKey, type IdempotentRequest, releaseKey } from '../db/repos/idempotency.ts';
+import { type Claim, claimKey, completeKey, type IdempotentRequest, releaseKey } from './repository.ts';
 
 interface StoredResponse {
   status: number;

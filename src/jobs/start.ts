@@ -2,6 +2,7 @@ import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/
 import type { Duration, Workflow } from '@temporalio/common';
 import type { Config } from '../config.ts';
 import { jobSearchAttributes, type JobKind, workflowId } from '../temporal/shared.ts';
+import type { WorkflowType } from '../temporal/workflow-type.ts';
 
 export interface WorkflowStart<W extends Workflow> {
   kind: JobKind;
@@ -9,7 +10,8 @@ export interface WorkflowStart<W extends Workflow> {
   id: string;
   organizationId: string;
   listId?: string | null;
-  workflowType: string;
+  /** The kind's declaration (src/<kind>/messages.ts): its registered name, and the signature `args` must fit. */
+  workflow: WorkflowType<W>;
   args: Parameters<W>;
   /** For a single request a caller waits on: Temporal ends the workflow after this long. */
   executionTimeout?: Duration;
@@ -27,8 +29,8 @@ export async function startWorkflow<W extends Workflow>(
   rollback?: () => Promise<unknown>,
 ): Promise<WorkflowHandleWithFirstExecutionRunId<W>> {
   try {
-    // The caller's type parameter already checked `args` against the workflow's signature.
-    return await deps.temporal.workflow.start<W>(start.workflowType, {
+    // `args` were checked against the declaration's signature.
+    return await deps.temporal.workflow.start<W>(start.workflow.name, {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       workflowId: workflowId(start.kind, start.id),
       args: start.args as never,

@@ -10,7 +10,7 @@ import type { ILead } from '../db/entities/lead.ts';
 import type { IList } from '../db/entities/list.ts';
 import { addNewLeads, deleteLead, findLeadsByIds, getLead, lockListForAdding, updateLead } from '../db/repos/leads.ts';
 import { createList, deleteList, getList, leadCounts, requireList, updateList } from '../db/repos/lists.ts';
-import { type LeadFilter, leadRowsByPage, pageLeadRows, pageListRows } from '../db/repos/pages.ts';
+import { type LeadFilter, leadRowsByPage, pageLeadRows, pageListRows } from './repository-pages.ts';
 import type { LeadSource } from '../domain/lead.ts';
 import type { LeadInput } from '../domain/lead-input.ts';
 import type { OnDuplicate } from '../domain/lead-duplicates.ts';

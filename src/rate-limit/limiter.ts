@@ -8,9 +8,9 @@
  * keep from the others (a caller routed elsewhere may see 429 up to N - 1 batches early).
  */
 import { LRUCache } from 'lru-cache';
-import type { Reservation, TokenBucketPolicy } from '../db/repos/rate-limits.ts';
+import type { Reservation, TokenBucketPolicy } from './repository.ts';
 
-export type { TokenBucketPolicy } from '../db/repos/rate-limits.ts';
+export type { TokenBucketPolicy } from './repository.ts';
 
 /** Where the shared budget lives: takes up to `wanted` tokens atomically for every process at once. */
 export type TokenStore = (bucket: string, policy: TokenBucketPolicy, wanted: number) => Promise<Reservation>;

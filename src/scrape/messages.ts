@@ -1,5 +1,6 @@
 import type { ScrapeJobStatus } from '../domain/scrape.ts';
 import { defineSignal } from '@temporalio/workflow';
+import { workflowType } from '../temporal/workflow-type.ts';
 
 /**
  * Pause and resume of a scrape job. The routes move the job's status in the database first (that is
@@ -21,6 +22,9 @@ export interface ScrapeWorkflowInput {
   held?: boolean;
   controlVersion?: number;
 }
+
+/** A scrape job's workflow (workflows/scrape.ts). */
+export const scrapeWorkflowType = workflowType<(input: ScrapeWorkflowInput) => Promise<void>>()('scrapeWorkflow');
 
 export interface ScrapeBatchInput {
   jobId: string;

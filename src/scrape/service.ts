@@ -4,7 +4,6 @@
  */
 import type { Readable } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { scrapeWorkflow } from '../../workflows/scrape.ts';
 import { newId } from '../db/entities/common.ts';
 import { ScrapeJob } from '../db/entities/index.ts';
 import {
@@ -23,7 +22,7 @@ import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { type JobView, liveView } from '../jobs/views.ts';
 import { workflowId } from '../temporal/shared.ts';
-import { pauseScrapeSignal, resumeScrapeSignal } from './messages.ts';
+import { pauseScrapeSignal, resumeScrapeSignal, scrapeWorkflowType } from './messages.ts';
 import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from './repository.ts';
 import { itemsAfter, type ScrapeItemRow } from './repository-items.ts';
 import { syncScrapeJob as syncItemsToList, type ScrapeSyncResult } from './repository-sync.ts';
@@ -82,9 +81,9 @@ export async function createScrapeJob(ctx: JobContext, read: ReadScrapeUpload): 
     await tx.flush();
     return created;
   });
-  await startWorkflow<typeof scrapeWorkflow>(
+  await startWorkflow(
     ctx,
-    { kind: 'scrape', id: job.id, organizationId, workflowType: 'scrapeWorkflow', args: [{ jobId: job.id }] },
+    { kind: 'scrape', id: job.id, organizationId, workflow: scrapeWorkflowType, args: [{ jobId: job.id }] },
     // Taken back as any rejected upload is.
     () => deleteScrapeJob(em.fork(), job.id),
   );

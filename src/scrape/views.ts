@@ -1,7 +1,7 @@
 /** A scrape job as its GET routes show it (CONTRACT §4); webhook events (§9.3) carry the same shape. */
 import type { IScrapeJob } from '../db/entities/scrape-job.ts';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
-import { iso } from '../jobs/views.ts';
+import { iso } from '../domain/time.ts';
 
 // The job's items as its detail and download show them, row by row.
 export type { ScrapeItemRow } from './repository-items.ts';

@@ -1,8 +1,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE_KEYS as SA } from './search-attributes.ts';
 
-/** Names shared by the processes that start, signal and run the job workflows (the API, the worker, the CLI). */
-export const DEFAULT_TASK_QUEUE = 'lead-enrichment';
+// Names shared by the processes that start, signal and run the job workflows (the API, the worker, the CLI).
 
 export const JOB_KINDS = ['verification', 'scrape', 'enrichment'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];

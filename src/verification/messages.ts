@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
+import { workflowType } from '../temporal/workflow-type.ts';
 import { type Decision, type DecisionResult, decisionRefusal, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
 
 /** What the route starts a verification workflow with; `resume` is set only by continue-as-new. */
@@ -11,6 +12,9 @@ export interface VerificationWorkflowInput {
   /** Set by continue-as-new: the run before was asked to finish the deferred addresses (finishDeferredUpdate). */
   resume?: { phase: 'smtp'; nextSeq: number; finishDeferred?: boolean } | { phase: 'api' };
 }
+
+/** A verification job's workflow (workflows/verification.ts). */
+export const verificationWorkflowType = workflowType<(input: VerificationWorkflowInput) => Promise<void>>()('verificationWorkflow');
 
 /** `catchAllMaxScore` was added later: optional, so histories recorded before it replay unchanged. */
 export interface DecisionInput {

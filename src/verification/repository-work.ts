@@ -126,11 +126,6 @@ export interface SmtpOutcomeRow {
 }
 
 /**
- * Stores SMTP-stage outcomes: the sessions their transcripts name, the deferred ones and the final
- * ones, one statement each. Only addresses without an SMTP-stage result are touched, so a retried
- * batch never overwrites (or double-counts) what an earlier attempt stored.
- */
-/**
  * Stores a batch of SMTP outcomes and writes the final ones onto the list's leads in one statement.
  * Parameters: the outcomes as JSON, the job id.
  */
@@ -149,6 +144,11 @@ export const STORE_SMTP_BATCH_SQL = `with stored as (
      ), leads as (${WRITE_BATCH_TO_LEADS})
      select count(*)::int as written from stored`;
 
+/**
+ * Stores SMTP-stage outcomes: the sessions their transcripts name, the deferred ones and the final
+ * ones, one statement each. Only addresses without an SMTP-stage result are touched, so a retried
+ * batch never overwrites (or double-counts) what an earlier attempt stored.
+ */
 export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcomes: SmtpOutcomeRow[]): Promise<number> {
   await writeSmtpSessions(em, jobId, outcomes.flatMap((r) => r.transcript ?? []));
   const rows = outcomes.filter((r) => !r.deferral);

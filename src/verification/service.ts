@@ -4,7 +4,6 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { verificationWorkflow } from '../../workflows/verification.ts';
 import {
   allVerificationResults,
   catchAllByScore,
@@ -33,7 +32,7 @@ import { workflowId } from '../temporal/shared.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { type JobView, liveView } from '../jobs/views.ts';
-import { decisionUpdate, finishDeferredUpdate, INVALID_STATE_FAILURE } from './messages.ts';
+import { decisionUpdate, finishDeferredUpdate, INVALID_STATE_FAILURE, verificationWorkflowType } from './messages.ts';
 import { invalidState, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
 import { normalizeEmail } from '../domain/email.ts';
@@ -44,14 +43,14 @@ import { getList } from '../db/repos/lists.ts';
 export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
   const created = await createVerificationJob(ctx.em, ctx.organizationId, input.listId, input.verificationMethod);
   const { job } = created;
-  await startWorkflow<typeof verificationWorkflow>(
+  await startWorkflow(
     ctx,
     {
       kind: 'verification',
       id: job.id,
       organizationId: ctx.organizationId,
       listId: input.listId,
-      workflowType: 'verificationWorkflow',
+      workflow: verificationWorkflowType,
       args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: ctx.config.VERIFICATION_DECISION_TIMEOUT }],
     },
     () => deleteVerificationJob(ctx.em.fork(), job.id),

@@ -4,7 +4,7 @@ import type { VerificationJobView } from './repository.ts';
 // What the routes' schemas show besides the job: its per-domain statistics and per-address results.
 export type { CatchAllBand, DomainStat, ResultRow, VerificationJobView } from './repository.ts';
 import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
-import { iso } from '../jobs/views.ts';
+import { iso } from '../domain/time.ts';
 
 export interface VerificationJobDto {
   warnings: JobWarning[];

@@ -5,10 +5,10 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.ts';
 import { secretBoxFromConfig } from '../crypto/secret-box.ts';
 import type { IWebhookEndpoint } from '../db/entities/webhook-endpoint.ts';
-import { type DeliveryRow, pageDeliveries, reopenDelivery } from '../db/repos/webhook-deliveries.ts';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints } from '../db/repos/webhook-endpoints.ts';
+import { type DeliveryRow, pageDeliveries, reopenDelivery } from './repository-deliveries.ts';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints } from './repository.ts';
 import { invalidState, notFound } from '../errors.ts';
-import { deliveryWorkflowId, type DeliveryWorkflowInput, retryDeliverySignal } from '../temporal/webhook-messages.ts';
+import { type DeliveryWorkflow, deliveryWorkflowId, deliveryWorkflowType, retryDeliverySignal } from '../temporal/webhook-messages.ts';
 import { assertDeliverableUrl } from './address-guard.ts';
 import { webhookSecretContext } from './secret.ts';
 import { retrySchedule } from './send.ts';
@@ -68,10 +68,10 @@ export async function retryDelivery(
   const delivery = await reopenDelivery(em, endpoint.id, deliveryId);
   if (!delivery) throw notFound('Webhook delivery');
   // Signals the running delivery workflow, or starts a new run when the last one has ended.
-  await temporal.workflow.signalWithStart('webhookDeliveryWorkflow', {
+  await temporal.workflow.signalWithStart<DeliveryWorkflow, []>(deliveryWorkflowType.name, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowId: deliveryWorkflowId(delivery.id),
-    args: [{ deliveryId: delivery.id, schedule: retrySchedule(config) } satisfies DeliveryWorkflowInput],
+    args: [{ deliveryId: delivery.id, schedule: retrySchedule(config) }],
     signal: retryDeliverySignal,
     signalArgs: [],
   });

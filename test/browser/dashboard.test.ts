@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
-import { applyCredits } from '../../src/db/repos/credits.ts';
+import { applyCredits } from '../../src/accounts/credits.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
 import { captureScreen, watchConsole } from '../support/dashboard-ui.ts';

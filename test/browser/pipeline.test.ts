@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
-import { applyCredits } from '../../src/db/repos/credits.ts';
+import { applyCredits } from '../../src/accounts/credits.ts';
 import { listen } from '../../src/http/server.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';

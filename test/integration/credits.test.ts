@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyCredits, InsufficientCreditsError } from '../../src/db/repos/credits.ts';
+import { applyCredits, InsufficientCreditsError } from '../../src/accounts/credits.ts';
 import { Agent, expectError } from '../support/agent.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 

@@ -246,7 +246,7 @@ describe('POST /api/enrichment/enrich', () => {
     expect((await ledgerOf(h, organizationId)).balance).toBe(1);
 
     // The phone was not paid for, so it is not settled by the cache: with credits it is looked up and charged.
-    const { applyCredits } = await import('../../src/db/repos/credits.ts');
+    const { applyCredits } = await import('../../src/accounts/credits.ts');
     await applyCredits(h.orm.em.fork(), { organizationId, delta: 5, reason: 'top up', idempotencyKey: `top-up:${organizationId}` });
     world.providers.resetAll();
     const again = await enrich(agent, url);

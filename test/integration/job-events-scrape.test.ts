@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../support/agent.ts';
-import type { Harness } from '../support/harness.ts';
-import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, scrapeForm, startScrapeHarness, upload } from '../support/scrape.ts';
+import { describe, expect, it } from 'vitest';
+import { companyRows, scrapeForm, upload, scrapeSuite } from '../support/scrape.ts';
 
-let servers: ProviderServers;
-let h: Harness;
-let agent: Agent;
-beforeAll(async () => {
-  servers = await startProviderServers();
-  h = await startScrapeHarness(servers);
-  ({ agent } = await h.signup());
-});
-afterAll(async () => {
-  await h.stop();
-  await servers.close();
-});
+const suite = scrapeSuite();
 
 describe('GET /api/scrape/jobs/{jobId}/events', () => {
   it('streams the job without its items, from its first status to completed, with progress in between', async () => {
-    servers.serper.setMode({ kind: 'delay', ms: 20 });
-    const rows = companyRows(60, 3, servers.serper, 'sse');
-    const job = await upload(agent, scrapeForm(rows.csv, { fileName: 'live.csv' }));
-    const cookie = (agent as unknown as { cookies: Map<string, string> }).cookies;
-    const res = await h.app.request(`/api/scrape/jobs/${job.id}/events`, {
+    suite.servers.serper.setMode({ kind: 'delay', ms: 20 });
+    const rows = companyRows(60, 3, suite.servers.serper, 'sse');
+    const job = await upload(suite.agent, scrapeForm(rows.csv, { fileName: 'live.csv' }));
+    const cookie = (suite.agent as unknown as { cookies: Map<string, string> }).cookies;
+    const res = await suite.h.app.request(`/api/scrape/jobs/${job.id}/events`, {
       headers: { cookie: [...cookie].map(([k, v]) => `${k}=${v}`).join('; ') },
     });
     expect(res.status).toBe(200);

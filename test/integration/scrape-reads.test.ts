@@ -1,31 +1,17 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Agent, expectError } from '../support/agent.ts';
+import { describe, expect, it } from 'vitest';
+import { expectError } from '../support/agent.ts';
 import { eventually } from '../support/eventually.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, personOf, scrapeForm, startScrapeHarness, upload, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
+import { startHarness } from '../support/harness.ts';
+import { companyRows, jobOf, personOf, scrapeForm, upload, waitForPausedAtRest, waitForStatus, scrapeSuite } from '../support/scrape.ts';
 
-let servers: ProviderServers;
-let h: Harness;
-let agent: Agent;
-let organizationId: string;
-beforeAll(async () => {
-  servers = await startProviderServers();
-  h = await startScrapeHarness(servers);
-  ({ agent, organizationId } = await h.signup());
-});
-afterEach(() => servers.resetAll());
-afterAll(async () => {
-  await h.stop();
-  await servers.close();
-});
+const suite = scrapeSuite({}, { resetAfterEach: true });
 
 const HEADER = ['first_name', 'last_name', 'company', 'role', 'network_url', 'status'];
 
 describe('GET /api/scrape/jobs', () => {
   it('lists only the organization’s jobs, newest first, filtered by status, with correct pages', async () => {
-    const { agent: own } = await h.signup();
+    const { agent: own } = await suite.h.signup();
     const empty = await own.get('/api/scrape/jobs');
     expect(empty.body).toEqual({ data: [], total: 0, page: 1, limit: 20, totalPages: 0 });
 
@@ -33,15 +19,15 @@ describe('GET /api/scrape/jobs', () => {
     for (let i = 0; i < 3; i++) done.push(await upload(own, scrapeForm(`company\nList Co ${i}\n`, { fields: { name: `done ${i}` } })));
     for (const job of done) await waitForStatus(own, job.id, ['completed']);
 
-    servers.serper.setMode({ kind: 'delay', ms: 300 });
-    const paused = await upload(own, scrapeForm(companyRows(30, 2, servers.serper, 'lp').csv, { fields: { name: 'paused' } }));
+    suite.servers.serper.setMode({ kind: 'delay', ms: 300 });
+    const paused = await upload(own, scrapeForm(companyRows(30, 2, suite.servers.serper, 'lp').csv, { fields: { name: 'paused' } }));
     expect((await own.post(`/api/scrape/jobs/${paused.id}/pause`)).status).toBe(200);
     // Searches under way at the pause finish before the provider turns the key down.
-    await waitForPausedAtRest(h, servers.serper, paused.id);
-    servers.serper.setMode({ kind: 'bad-key' });
+    await waitForPausedAtRest(suite.h, suite.servers.serper, paused.id);
+    suite.servers.serper.setMode({ kind: 'bad-key' });
     const failed = await upload(own, scrapeForm('company\nNope\n', { fields: { name: 'failed' } }));
     await waitForStatus(own, failed.id, ['failed']);
-    servers.serper.setMode({ kind: 'normal' });
+    suite.servers.serper.setMode({ kind: 'normal' });
 
     const all = await own.get('/api/scrape/jobs');
     expect(all.body).toMatchObject({ total: 5, page: 1, limit: 20, totalPages: 1 });
@@ -61,7 +47,7 @@ describe('GET /api/scrape/jobs', () => {
     expect((await own.get('/api/scrape/jobs?status=failed')).body.data.map((j: { id: string }) => j.id)).toEqual([failed.id]);
     expect((await own.get('/api/scrape/jobs?status=pending')).body).toMatchObject({ data: [], total: 0, totalPages: 0 });
 
-    const { agent: other } = await h.signup();
+    const { agent: other } = await suite.h.signup();
     expect((await other.get('/api/scrape/jobs')).body.total).toBe(0);
 
     for (const bad of ['page=0', 'page=-1', 'page=x', 'limit=0', 'limit=101', 'limit=2.5', 'status=done', 'status=PAUSED']) {
@@ -73,21 +59,21 @@ describe('GET /api/scrape/jobs', () => {
 
 describe('GET /api/scrape/jobs/:jobId', () => {
   it('answers 400 for a malformed id and 404 for a missing job or one of another organization', async () => {
-    const job = await upload(agent, scrapeForm('company\nAcme\n'));
-    const { agent: other } = await h.signup();
-    expectError(await agent.get('/api/scrape/jobs/123'), 400, 'validation_error');
-    expectError(await agent.get('/api/scrape/jobs/01938f6e-0000-7000-8000-000000000000'), 404, 'not_found');
+    const job = await upload(suite.agent, scrapeForm('company\nAcme\n'));
+    const { agent: other } = await suite.h.signup();
+    expectError(await suite.agent.get('/api/scrape/jobs/123'), 400, 'validation_error');
+    expectError(await suite.agent.get('/api/scrape/jobs/01938f6e-0000-7000-8000-000000000000'), 404, 'not_found');
     expectError(await other.get(`/api/scrape/jobs/${job.id}`), 404, 'not_found');
     expectError(await other.get(`/api/scrape/jobs/${job.id}/download`), 404, 'not_found');
-    expectError(await agent.get(`/api/scrape/jobs/${job.id}?itemsLimit=0`), 400, 'validation_error');
+    expectError(await suite.agent.get(`/api/scrape/jobs/${job.id}?itemsLimit=0`), 400, 'validation_error');
   });
 
   it('pages the items by row number with itemsAfterRow and itemsLimit', async () => {
-    const job = await upload(agent, scrapeForm(companyRows(7, 2, servers.serper, 'pg').csv));
-    await waitForStatus(agent, job.id, ['completed']);
-    const full = await jobOf(agent, job.id);
+    const job = await upload(suite.agent, scrapeForm(companyRows(7, 2, suite.servers.serper, 'pg').csv));
+    await waitForStatus(suite.agent, job.id, ['completed']);
+    const full = await jobOf(suite.agent, job.id);
     expect(full.items.map((i: { rowNumber: number }) => i.rowNumber)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const part = (await agent.get(`/api/scrape/jobs/${job.id}?itemsAfterRow=3&itemsLimit=2`)).body;
+    const part = (await suite.agent.get(`/api/scrape/jobs/${job.id}?itemsAfterRow=3&itemsLimit=2`)).body;
     expect(part.items).toEqual(full.items.slice(3, 5));
     expect(part).toMatchObject({ id: job.id, totalItems: 7, completedItems: 7, foundItems: 3 });
   });
@@ -118,7 +104,7 @@ describe('GET /api/scrape/jobs/:jobId', () => {
 
 describe('GET /api/scrape/jobs/:jobId/download', () => {
   it('streams the CSV in row order, defuses formulas, names the file safely, and keeps found items with foundOnly=true', async () => {
-    servers.serper.fixtures.results.set('site:linkedin.com/in "Acme, Inc." "@Head"', [
+    suite.servers.serper.fixtures.results.set('site:linkedin.com/in "Acme, Inc." "@Head"', [
       { title: '-Jane Doe - @Head - Acme | LinkedIn', link: 'https://www.linkedin.com/in/jane' },
     ]);
     const csv =
@@ -126,10 +112,10 @@ describe('GET /api/scrape/jobs/:jobId/download', () => {
       '"=HYPERLINK(""http://evil.test"")",+1 555\n' +
       '"Acme, Inc.",@Head\n' +
       'Tabbed,-minus\n';
-    const job = await upload(agent, scrapeForm(csv, { fields: { name: 'Q3 "hot"/leads; x' } }));
-    await waitForStatus(agent, job.id, ['completed']);
+    const job = await upload(suite.agent, scrapeForm(csv, { fields: { name: 'Q3 "hot"/leads; x' } }));
+    await waitForStatus(suite.agent, job.id, ['completed']);
 
-    const res = await agent.get(`/api/scrape/jobs/${job.id}/download`);
+    const res = await suite.agent.get(`/api/scrape/jobs/${job.id}/download`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const disposition = res.headers.get('content-disposition')!;
@@ -146,41 +132,41 @@ describe('GET /api/scrape/jobs/:jobId/download', () => {
       ['', '', 'Tabbed', "'-minus", '', 'not_found'],
     ]);
 
-    const found = parse((await agent.get(`/api/scrape/jobs/${job.id}/download?foundOnly=true`)).text) as string[][];
+    const found = parse((await suite.agent.get(`/api/scrape/jobs/${job.id}/download?foundOnly=true`)).text) as string[][];
     expect(found).toEqual([HEADER, ["'-Jane", 'Doe', 'Acme, Inc.', "'@Head", 'https://www.linkedin.com/in/jane', 'found']]);
-    const notOnly = parse((await agent.get(`/api/scrape/jobs/${job.id}/download?foundOnly=false`)).text) as string[][];
+    const notOnly = parse((await suite.agent.get(`/api/scrape/jobs/${job.id}/download?foundOnly=false`)).text) as string[][];
     expect(notOnly).toHaveLength(4);
-    expectError(await agent.get(`/api/scrape/jobs/${job.id}/download?foundOnly=yes`), 400, 'validation_error');
+    expectError(await suite.agent.get(`/api/scrape/jobs/${job.id}/download?foundOnly=yes`), 400, 'validation_error');
   });
 });
 
 describe('POST /api/scrape/jobs/:jobId/sync', () => {
   const leadsOf = (listId: string) =>
-    h.sql(`select first_name, last_name, title, company, network_url, source from lead where list_id = ? order by network_url`, [listId]);
+    suite.h.sql(`select first_name, last_name, title, company, network_url, source from lead where list_id = ? order by network_url`, [listId]);
 
   it('creates the list on the first call, then adds only items found since; never twice', async () => {
-    servers.serper.setMode({ kind: 'delay', ms: 40 });
-    const rows = companyRows(60, 3, servers.serper, 'sy');
-    const job = await upload(agent, scrapeForm(rows.csv, { fields: { name: 'Sync me' } }));
-    await eventually(async () => (await jobOf(agent, job.id)).foundItems, (n) => n >= 3, { what: `3 items found by scrape job ${job.id}` });
-    expect((await agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
+    suite.servers.serper.setMode({ kind: 'delay', ms: 40 });
+    const rows = companyRows(60, 3, suite.servers.serper, 'sy');
+    const job = await upload(suite.agent, scrapeForm(rows.csv, { fields: { name: 'Sync me' } }));
+    await eventually(async () => (await jobOf(suite.agent, job.id)).foundItems, (n) => n >= 3, { what: `3 items found by scrape job ${job.id}` });
+    expect((await suite.agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
 
-    const first = await agent.post(`/api/scrape/jobs/${job.id}/sync`);
+    const first = await suite.agent.post(`/api/scrape/jobs/${job.id}/sync`);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ success: true, listId: expect.any(String), message: expect.stringContaining('Sync me') });
-    const foundAtFirst = (await h.sql(`select count(*)::int as n from scrape_item where job_id = ? and synced_at is not null`, [job.id]))[0].n;
+    const foundAtFirst = (await suite.h.sql(`select count(*)::int as n from scrape_item where job_id = ? and synced_at is not null`, [job.id]))[0].n;
     expect(first.body.leadsCount).toBe(foundAtFirst);
     expect(first.body.leadsCount).toBeGreaterThan(0);
-    const list = (await agent.get(`/api/lists/${first.body.listId}`)).body;
+    const list = (await suite.agent.get(`/api/lists/${first.body.listId}`)).body;
     expect(list).toMatchObject({ name: 'Sync me', leadCount: first.body.leadsCount });
-    expect((await jobOf(agent, job.id)).listId).toBe(first.body.listId);
+    expect((await jobOf(suite.agent, job.id)).listId).toBe(first.body.listId);
 
-    expect((await agent.post(`/api/scrape/jobs/${job.id}/resume`)).status).toBe(200);
-    await waitForStatus(agent, job.id, ['completed']);
-    servers.serper.setMode({ kind: 'normal' });
-    const second = await agent.post(`/api/scrape/jobs/${job.id}/sync`);
+    expect((await suite.agent.post(`/api/scrape/jobs/${job.id}/resume`)).status).toBe(200);
+    await waitForStatus(suite.agent, job.id, ['completed']);
+    suite.servers.serper.setMode({ kind: 'normal' });
+    const second = await suite.agent.post(`/api/scrape/jobs/${job.id}/sync`);
     expect(second.body).toMatchObject({ success: true, listId: first.body.listId, leadsCount: rows.found.size - first.body.leadsCount });
-    const third = await agent.post(`/api/scrape/jobs/${job.id}/sync`);
+    const third = await suite.agent.post(`/api/scrape/jobs/${job.id}/sync`);
     expect(third.body).toMatchObject({ listId: first.body.listId, leadsCount: 0 });
 
     const leads = await leadsOf(first.body.listId);
@@ -198,26 +184,26 @@ describe('POST /api/scrape/jobs/:jobId/sync', () => {
   });
 
   it('is safe under concurrent calls: one list, every found item exactly once', async () => {
-    const rows = companyRows(90, 2, servers.serper, 'cc');
-    const job = await upload(agent, scrapeForm(rows.csv, { fields: { name: 'Concurrent sync' } }));
-    await waitForStatus(agent, job.id, ['completed']);
-    const results = await Promise.all(Array.from({ length: 6 }, () => agent.post(`/api/scrape/jobs/${job.id}/sync`)));
+    const rows = companyRows(90, 2, suite.servers.serper, 'cc');
+    const job = await upload(suite.agent, scrapeForm(rows.csv, { fields: { name: 'Concurrent sync' } }));
+    await waitForStatus(suite.agent, job.id, ['completed']);
+    const results = await Promise.all(Array.from({ length: 6 }, () => suite.agent.post(`/api/scrape/jobs/${job.id}/sync`)));
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(results.map((r) => r.body.listId)).size).toBe(1);
     expect(results.reduce((sum, r) => sum + r.body.leadsCount, 0)).toBe(rows.found.size);
     const listId = results[0]!.body.listId;
     expect(await leadsOf(listId)).toHaveLength(rows.found.size);
-    const lists = await h.sql(`select count(*)::int as n from lead_list where organization_id = ? and name = 'Concurrent sync'`, [organizationId]);
+    const lists = await suite.h.sql(`select count(*)::int as n from lead_list where organization_id = ? and name = 'Concurrent sync'`, [suite.organizationId]);
     expect(lists[0].n).toBe(1);
   });
 
   it('starts a new list with every found item when the synced list was deleted', async () => {
-    const rows = companyRows(10, 2, servers.serper, 'dl');
-    const job = await upload(agent, scrapeForm(rows.csv));
-    await waitForStatus(agent, job.id, ['completed']);
-    const first = (await agent.post(`/api/scrape/jobs/${job.id}/sync`)).body;
-    expect((await agent.delete(`/api/lists/${first.listId}`)).status).toBe(204);
-    const again = (await agent.post(`/api/scrape/jobs/${job.id}/sync`)).body;
+    const rows = companyRows(10, 2, suite.servers.serper, 'dl');
+    const job = await upload(suite.agent, scrapeForm(rows.csv));
+    await waitForStatus(suite.agent, job.id, ['completed']);
+    const first = (await suite.agent.post(`/api/scrape/jobs/${job.id}/sync`)).body;
+    expect((await suite.agent.delete(`/api/lists/${first.listId}`)).status).toBe(204);
+    const again = (await suite.agent.post(`/api/scrape/jobs/${job.id}/sync`)).body;
     expect(again.listId).not.toBe(first.listId);
     expect(again.leadsCount).toBe(5);
     expect(await leadsOf(again.listId)).toHaveLength(5);

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Agent, expectError } from '../support/agent.ts';
+import { describe, expect, it } from 'vitest';
+import { expectError } from '../support/agent.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { ProviderRequestError } from '../../src/providers/errors.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -7,52 +7,39 @@ import { eventually } from '../support/eventually.ts';
 import { seededRandom } from '../support/fuzz.ts';
 import { expectEndedOnJobGone } from '../support/job-gone.ts';
 import { FAST_TUNING } from '../support/providers/tuning.ts';
-import { type ProviderServers, startProviderServers } from '../support/providers/index.ts';
-import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitForPausedAtRest, waitForStatus } from '../support/scrape.ts';
+import { companyRows, jobOf, queryCounts, scrapeForm, startScrapeHarness, upload, waitForPausedAtRest, waitForStatus, scrapeSuite } from '../support/scrape.ts';
 import { throughout } from '../support/throughout.ts';
 
-let servers: ProviderServers;
-let h: Harness;
-let agent: Agent;
-beforeAll(async () => {
-  servers = await startProviderServers();
-  h = await startScrapeHarness(servers);
-  ({ agent } = await h.signup());
-});
-afterEach(() => servers.resetAll());
-afterAll(async () => {
-  await h.stop();
-  await servers.close();
-});
+const suite = scrapeSuite({}, { resetAfterEach: true });
 
 const counters = async (jobId: string) =>
-  (await h.sql('select status, completed_items as "completed", found_items as "found" from scrape_job where id = ?', [jobId]))[0] as {
+  (await suite.h.sql('select status, completed_items as "completed", found_items as "found" from scrape_job where id = ?', [jobId]))[0] as {
     status: string;
     completed: number;
     found: number;
   };
 
 /** How many searches of `queries` reached the stand-in so far. */
-const searchesOf = (queries: Set<string>) => servers.serper.requests.filter((r) => queries.has((r.body as { q: string }).q)).length;
+const searchesOf = (queries: Set<string>) => suite.servers.serper.requests.filter((r) => queries.has((r.body as { q: string }).q)).length;
 
 /** Every item settled once, counters equal to the items, each query searched exactly `times`. */
 async function expectExactlyOnce(jobId: string, rows: ReturnType<typeof companyRows>) {
-  const job = await jobOf(agent, jobId);
+  const job = await jobOf(suite.agent, jobId);
   expect(job).toMatchObject({ status: 'completed', totalItems: rows.queries.length, completedItems: rows.queries.length, foundItems: rows.found.size });
   const found = job.items.filter((i: { status: string }) => i.status === 'found').map((i: { rowNumber: number }) => i.rowNumber);
   expect(new Set(found)).toEqual(rows.found);
   expect(job.items.every((i: { status: string }) => i.status === 'found' || i.status === 'not_found')).toBe(true);
-  const counts = queryCounts(servers.serper.requests);
+  const counts = queryCounts(suite.servers.serper.requests);
   const wrong = rows.queries.filter((q) => counts.get(q) !== 1);
   expect(wrong).toEqual([]);
 }
 
 describe('scrape workflow: pause and resume', () => {
   it('pauses within seconds at random moments, never moves while paused, and searches every item exactly once', async () => {
-    servers.serper.setMode({ kind: 'delay', ms: 15 });
-    const rows = companyRows(400, 3, servers.serper, 'pr');
+    suite.servers.serper.setMode({ kind: 'delay', ms: 15 });
+    const rows = companyRows(400, 3, suite.servers.serper, 'pr');
     const queries = new Set(rows.queries);
-    const job = await upload(agent, scrapeForm(rows.csv));
+    const job = await upload(suite.agent, scrapeForm(rows.csv));
 
     // Random moments, the same on every run: each pause comes after a seeded number of newly settled items.
     const random = seededRandom(49);
@@ -65,7 +52,7 @@ describe('scrape workflow: pause and resume', () => {
         (c) => c.completed >= target || c.status === 'completed',
         { what: `scrape job ${job.id} past ${target} items` },
       );
-      const paused = await agent.post(`/api/scrape/jobs/${job.id}/pause`);
+      const paused = await suite.agent.post(`/api/scrape/jobs/${job.id}/pause`);
       if (paused.status === 409) {
         expect(paused.body.error.details.currentState).toBe('completed');
         break;
@@ -76,7 +63,7 @@ describe('scrape workflow: pause and resume', () => {
       pauses++;
 
       // The searches already under way finish; then nothing moves until resume.
-      await waitForPausedAtRest(h, servers.serper, job.id);
+      await waitForPausedAtRest(suite.h, suite.servers.serper, job.id);
       const settled = { ...(await counters(job.id)), searches: searchesOf(queries) };
       expect(settled.completed).toBe(settled.searches);
       // At rest no batch runs and no search is in flight; a workflow that ignored the pause would start the next
@@ -91,72 +78,72 @@ describe('scrape workflow: pause and resume', () => {
       if (still.status === 'completed') break;
       expect(still.status).toBe('paused');
 
-      const resumed = await agent.post(`/api/scrape/jobs/${job.id}/resume`);
+      const resumed = await suite.agent.post(`/api/scrape/jobs/${job.id}/resume`);
       expect(resumed.status).toBe(200);
       expect(resumed.body.status).toBe('processing');
     }
     expect(pauses).toBeGreaterThanOrEqual(2);
-    await waitForStatus(agent, job.id, ['completed']);
+    await waitForStatus(suite.agent, job.id, ['completed']);
     await expectExactlyOnce(job.id, rows);
   });
 
   it('pauses one job while another on the same worker keeps going', async () => {
-    servers.serper.setMode({ kind: 'delay', ms: 15 });
-    const a = companyRows(200, 2, servers.serper, 'twoa');
-    const b = companyRows(200, 2, servers.serper, 'twob');
-    const jobA = await upload(agent, scrapeForm(a.csv));
-    const jobB = await upload(agent, scrapeForm(b.csv));
+    suite.servers.serper.setMode({ kind: 'delay', ms: 15 });
+    const a = companyRows(200, 2, suite.servers.serper, 'twoa');
+    const b = companyRows(200, 2, suite.servers.serper, 'twob');
+    const jobA = await upload(suite.agent, scrapeForm(a.csv));
+    const jobB = await upload(suite.agent, scrapeForm(b.csv));
     await eventually(() => counters(jobA.id), (c) => c.completed >= 10, { what: `scrape job ${jobA.id} past 10 items` });
-    expect((await agent.post(`/api/scrape/jobs/${jobA.id}/pause`)).status).toBe(200);
-    await waitForStatus(agent, jobB.id, ['completed']);
-    await waitForPausedAtRest(h, servers.serper, jobA.id);
+    expect((await suite.agent.post(`/api/scrape/jobs/${jobA.id}/pause`)).status).toBe(200);
+    await waitForStatus(suite.agent, jobB.id, ['completed']);
+    await waitForPausedAtRest(suite.h, suite.servers.serper, jobA.id);
     const heldA = await counters(jobA.id);
     expect(heldA.status).toBe('paused');
     // As in the test above: at rest, a batch that ignored the pause would show within one workflow task and a 15 ms search.
     await throughout(() => counters(jobA.id), (c) => c.completed === heldA.completed, { what: `paused scrape job ${jobA.id} unmoved`, forMs: 500 });
     expect(heldA.completed).toBeLessThan(200);
-    expect((await agent.post(`/api/scrape/jobs/${jobA.id}/resume`)).status).toBe(200);
-    await waitForStatus(agent, jobA.id, ['completed']);
+    expect((await suite.agent.post(`/api/scrape/jobs/${jobA.id}/resume`)).status).toBe(200);
+    await waitForStatus(suite.agent, jobA.id, ['completed']);
     await expectExactlyOnce(jobA.id, a);
     await expectExactlyOnce(jobB.id, b);
   });
 
   it('answers 409 invalid_state with the current status where pause or resume is not allowed', async () => {
-    const rows = companyRows(3, 1, servers.serper, 'st');
-    const job = await upload(agent, scrapeForm(rows.csv));
-    await waitForStatus(agent, job.id, ['completed']);
-    expect(expectError(await agent.post(`/api/scrape/jobs/${job.id}/pause`), 409, 'invalid_state').details).toEqual({ currentState: 'completed' });
-    expect(expectError(await agent.post(`/api/scrape/jobs/${job.id}/resume`), 409, 'invalid_state').details).toEqual({ currentState: 'completed' });
+    const rows = companyRows(3, 1, suite.servers.serper, 'st');
+    const job = await upload(suite.agent, scrapeForm(rows.csv));
+    await waitForStatus(suite.agent, job.id, ['completed']);
+    expect(expectError(await suite.agent.post(`/api/scrape/jobs/${job.id}/pause`), 409, 'invalid_state').details).toEqual({ currentState: 'completed' });
+    expect(expectError(await suite.agent.post(`/api/scrape/jobs/${job.id}/resume`), 409, 'invalid_state').details).toEqual({ currentState: 'completed' });
 
-    servers.serper.setMode({ kind: 'delay', ms: 200 });
-    const slow = await upload(agent, scrapeForm(companyRows(50, 5, servers.serper, 'st2').csv));
-    await waitForStatus(agent, slow.id, ['processing']);
-    expect(expectError(await agent.post(`/api/scrape/jobs/${slow.id}/resume`), 409, 'invalid_state').details).toEqual({ currentState: 'processing' });
-    expect((await agent.post(`/api/scrape/jobs/${slow.id}/pause`)).status).toBe(200);
-    expect(expectError(await agent.post(`/api/scrape/jobs/${slow.id}/pause`), 409, 'invalid_state').details).toEqual({ currentState: 'paused' });
+    suite.servers.serper.setMode({ kind: 'delay', ms: 200 });
+    const slow = await upload(suite.agent, scrapeForm(companyRows(50, 5, suite.servers.serper, 'st2').csv));
+    await waitForStatus(suite.agent, slow.id, ['processing']);
+    expect(expectError(await suite.agent.post(`/api/scrape/jobs/${slow.id}/resume`), 409, 'invalid_state').details).toEqual({ currentState: 'processing' });
+    expect((await suite.agent.post(`/api/scrape/jobs/${slow.id}/pause`)).status).toBe(200);
+    expect(expectError(await suite.agent.post(`/api/scrape/jobs/${slow.id}/pause`), 409, 'invalid_state').details).toEqual({ currentState: 'paused' });
   });
 
   it("answers 404 for another organization's job and 400 for a malformed id", async () => {
-    const job = await upload(agent, scrapeForm('company\nAcme\n'));
-    const { agent: other } = await h.signup();
+    const job = await upload(suite.agent, scrapeForm('company\nAcme\n'));
+    const { agent: other } = await suite.h.signup();
     for (const action of ['pause', 'resume', 'sync']) {
       expectError(await other.post(`/api/scrape/jobs/${job.id}/${action}`), 404, 'not_found');
-      expectError(await agent.post(`/api/scrape/jobs/not-a-uuid/${action}`), 400, 'validation_error');
+      expectError(await suite.agent.post(`/api/scrape/jobs/not-a-uuid/${action}`), 400, 'validation_error');
     }
   });
 });
 
 describe('scrape workflow: cancelled by an operator', () => {
   it.each(['processing', 'paused'])('ends failed with its reason and its scrape.failed event when cancelled while %s', async (state) => {
-    servers.serper.setMode({ kind: 'delay', ms: 200 });
-    const job = await upload(agent, scrapeForm(companyRows(50, 5, servers.serper, `cancel-${state}`).csv));
-    await waitForStatus(agent, job.id, ['processing']);
-    if (state === 'paused') expect((await agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
-    await h.temporal.workflow.getHandle(`scrape-${job.id}`).cancel();
-    const failed = await waitForStatus(agent, job.id, ['failed']);
+    suite.servers.serper.setMode({ kind: 'delay', ms: 200 });
+    const job = await upload(suite.agent, scrapeForm(companyRows(50, 5, suite.servers.serper, `cancel-${state}`).csv));
+    await waitForStatus(suite.agent, job.id, ['processing']);
+    if (state === 'paused') expect((await suite.agent.post(`/api/scrape/jobs/${job.id}/pause`)).status).toBe(200);
+    await suite.h.temporal.workflow.getHandle(`scrape-${job.id}`).cancel();
+    const failed = await waitForStatus(suite.agent, job.id, ['failed']);
     expect(failed.failureReason).toBe('cancelled by an operator');
     // The event follows the failure in the workflow's tail.
-    const events = await eventually(() => h.sql('select type from webhook_event where job_id = ?', [job.id]), (rows) => rows.length > 0, {
+    const events = await eventually(() => suite.h.sql('select type from webhook_event where job_id = ?', [job.id]), (rows) => rows.length > 0, {
       what: `an event of scrape job ${job.id}`,
     });
     expect(events).toEqual([{ type: 'scrape.failed' }]);
@@ -170,12 +157,12 @@ describe('scrape workflow: a job paused before it starts', () => {
     let worker: Harness | null = null;
     try {
       const { agent: own } = await api.signup();
-      const rows = companyRows(20, 2, servers.serper, 'late');
+      const rows = companyRows(20, 2, suite.servers.serper, 'late');
       const job = await upload(own, scrapeForm(rows.csv));
       expect(job.status).toBe('pending');
       expect((await own.post(`/api/scrape/jobs/${job.id}/pause`)).body.status).toBe('paused');
 
-      worker = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
+      worker = await startScrapeHarness(suite.servers, { TEMPORAL_TASK_QUEUE: queue });
       // The workflow runs now, but holds. The pause signal came before the worker, so it is in the first workflow
       // task; a batch that task started would be recorded with its completion. None is: nothing is searched.
       const events = await eventually(
@@ -200,7 +187,7 @@ describe('scrape workflow: a job paused before it starts', () => {
 
 describe('scrape workflow: provider failures', () => {
   it('fails the job with a clear reason when the provider rejects the key (default adapter wiring)', async () => {
-    const bad = await startScrapeHarness(servers, { SERPER_API_KEY: 'wrong-key' }, false);
+    const bad = await startScrapeHarness(suite.servers, { SERPER_API_KEY: 'wrong-key' }, false);
     try {
       const { agent: own } = await bad.signup();
       const job = await upload(own, scrapeForm('company\nAcme\nGlobex\n'));
@@ -221,7 +208,7 @@ describe('scrape workflow: provider failures', () => {
   });
 
   it('names a missing key as missing, not as rejected', async () => {
-    const unconfigured = await startScrapeHarness(servers, { SERPER_API_KEY: '' }, false);
+    const unconfigured = await startScrapeHarness(suite.servers, { SERPER_API_KEY: '' }, false);
     try {
       const { agent: own } = await unconfigured.signup();
       const job = await upload(own, scrapeForm('company\nAcme\n'));
@@ -234,10 +221,10 @@ describe('scrape workflow: provider failures', () => {
   });
 
   it('fails the job when the key is revoked while it runs (Brave answers 422 SUBSCRIPTION_TOKEN_INVALID)', async () => {
-    const brave = await startScrapeHarness(servers, { SEARCH_PROVIDER: 'brave' });
+    const brave = await startScrapeHarness(suite.servers, { SEARCH_PROVIDER: 'brave' });
     try {
       const { agent: own } = await brave.signup();
-      servers.brave.setMode({ kind: 'bad-key' });
+      suite.servers.brave.setMode({ kind: 'bad-key' });
       const job = await upload(own, scrapeForm('company\nAcme\n'));
       const failed = await waitForStatus(own, job.id, ['failed', 'completed']);
       expect(failed).toMatchObject({ status: 'failed' });
@@ -254,14 +241,14 @@ describe('scrape workflow: provider failures', () => {
     ['503', { kind: 'server-error', status: 503 }],
     ['timeouts', { kind: 'delay', ms: 2_500 }],
   ] as const)('retries %s through Temporal with backoff and completes every item', async (label, mode) => {
-    const rows = companyRows(12, 2, servers.serper, `flaky${label.length}`);
-    servers.serper.setMode(mode, 12);
-    const job = await upload(agent, scrapeForm(rows.csv));
-    await waitForStatus(agent, job.id, ['completed', 'failed'], 120_000);
-    expect(await jobOf(agent, job.id)).toMatchObject({ status: 'completed', completedItems: 12, foundItems: 6 });
-    const counts = queryCounts(servers.serper.requests);
+    const rows = companyRows(12, 2, suite.servers.serper, `flaky${label.length}`);
+    suite.servers.serper.setMode(mode, 12);
+    const job = await upload(suite.agent, scrapeForm(rows.csv));
+    await waitForStatus(suite.agent, job.id, ['completed', 'failed'], 120_000);
+    expect(await jobOf(suite.agent, job.id)).toMatchObject({ status: 'completed', completedItems: 12, foundItems: 6 });
+    const counts = queryCounts(suite.servers.serper.requests);
     expect(rows.queries.filter((q) => !counts.get(q))).toEqual([]);
-    const { events } = await h.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory();
+    const { events } = await suite.h.temporal.workflow.getHandle(`scrape-${job.id}`).fetchHistory();
     const attempts = (events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0);
     expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
   });
@@ -269,7 +256,7 @@ describe('scrape workflow: provider failures', () => {
   it('fails only the item whose query the provider refuses for good; the job goes on', async () => {
     const refusing = await startHarness({
       worker: true,
-      env: { ...servers.urls, ...servers.keys, RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '100000' },
+      env: { ...suite.servers.urls, ...suite.servers.keys, RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '100000' },
       deps: (base) => {
         const real = createSearchProvider(base.config, FAST_TUNING);
         return {
@@ -298,10 +285,10 @@ describe('scrape workflow: provider failures', () => {
   });
 
   it('searches with Brave when SEARCH_PROVIDER=brave (highlight markup stripped from titles)', async () => {
-    const brave = await startScrapeHarness(servers, { SEARCH_PROVIDER: 'brave' });
+    const brave = await startScrapeHarness(suite.servers, { SEARCH_PROVIDER: 'brave' });
     try {
       const { agent: own } = await brave.signup();
-      servers.brave.fixtures.results.set('site:linkedin.com/in "Pied Piper" "CEO"', [
+      suite.servers.brave.fixtures.results.set('site:linkedin.com/in "Pied Piper" "CEO"', [
         { title: 'Richard Hendricks - CEO - <strong>Pied Piper</strong> | LinkedIn', url: 'https://www.linkedin.com/in/richard-hendricks' },
       ]);
       const job = await upload(own, scrapeForm('company,title\nPied Piper,CEO\n'));
@@ -313,7 +300,7 @@ describe('scrape workflow: provider failures', () => {
         company: 'Pied Piper',
         networkUrl: 'https://www.linkedin.com/in/richard-hendricks',
       });
-      expect(servers.brave.requests.some((r) => r.query.q === 'site:linkedin.com/in "Pied Piper" "CEO"')).toBe(true);
+      expect(suite.servers.brave.requests.some((r) => r.query.q === 'site:linkedin.com/in "Pied Piper" "CEO"')).toBe(true);
     } finally {
       await brave.stop();
     }
@@ -322,13 +309,13 @@ describe('scrape workflow: provider failures', () => {
 
 describe('scrape workflow: the job is gone', () => {
   it('ends quietly when the job row is deleted while it runs (as with its organization)', async () => {
-    servers.serper.setMode({ kind: 'delay', ms: 15 });
-    const rows = companyRows(200, 3, servers.serper, 'gone');
-    const job = await upload(agent, scrapeForm(rows.csv));
+    suite.servers.serper.setMode({ kind: 'delay', ms: 15 });
+    const rows = companyRows(200, 3, suite.servers.serper, 'gone');
+    const job = await upload(suite.agent, scrapeForm(rows.csv));
     await eventually(() => counters(job.id), (c) => c.completed > 0, { what: `scrape job ${job.id} under way` });
-    await h.sql('delete from scrape_job where id = ?', [job.id]);
-    await expectEndedOnJobGone(h, `scrape-${job.id}`);
-    expectError(await agent.get(`/api/scrape/jobs/${job.id}`), 404, 'not_found');
+    await suite.h.sql('delete from scrape_job where id = ?', [job.id]);
+    await expectEndedOnJobGone(suite.h, `scrape-${job.id}`);
+    expectError(await suite.agent.get(`/api/scrape/jobs/${job.id}`), 404, 'not_found');
   });
 });
 
@@ -336,12 +323,12 @@ describe('scrape workflow: worker restarts', () => {
   it('continues on another worker after the first one is shut down mid-job, each item settled exactly once', async () => {
     const queue = `scrape-restart-${Date.now()}`;
     // Long enough to outlast the first worker's 2 s shutdown grace time, after which its activity is cancelled.
-    servers.serper.setMode({ kind: 'delay', ms: 40 });
-    const first = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
+    suite.servers.serper.setMode({ kind: 'delay', ms: 40 });
+    const first = await startScrapeHarness(suite.servers, { TEMPORAL_TASK_QUEUE: queue });
     let second: Harness | null = null;
     try {
       const { agent: own } = await first.signup();
-      const rows = companyRows(600, 4, servers.serper, 'restart');
+      const rows = companyRows(600, 4, suite.servers.serper, 'restart');
       const job = await upload(own, scrapeForm(rows.csv));
       await eventually(() => counters(job.id), (c) => c.completed >= 40, { what: `scrape job ${job.id} past 40 items` });
       first.worker!.shutdown();
@@ -349,7 +336,7 @@ describe('scrape workflow: worker restarts', () => {
       const atStop = (await counters(job.id)).completed;
       expect(atStop).toBeLessThan(600);
 
-      second = await startScrapeHarness(servers, { TEMPORAL_TASK_QUEUE: queue });
+      second = await startScrapeHarness(suite.servers, { TEMPORAL_TASK_QUEUE: queue });
       await waitForStatus(own, job.id, ['completed'], 180_000);
       const done = await jobOf(own, job.id);
       expect(done).toMatchObject({ completedItems: 600, foundItems: rows.found.size });
@@ -360,7 +347,7 @@ describe('scrape workflow: worker restarts', () => {
       );
       expect(settled[0]).toEqual({ n: 600, found: rows.found.size, open: 0 });
       // A search under way at the shutdown may be repeated; none is skipped.
-      const counts = queryCounts(servers.serper.requests);
+      const counts = queryCounts(suite.servers.serper.requests);
       expect(rows.queries.filter((q) => !counts.get(q))).toEqual([]);
       expect(rows.queries.filter((q) => (counts.get(q) ?? 0) > 1).length).toBeLessThanOrEqual(4);
     } finally {

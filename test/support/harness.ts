@@ -85,7 +85,7 @@ export async function startHarness(
       if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${JSON.stringify(res.body)}`);
       const organizationId = res.body.organization.id as string;
       if (overrides.credits) {
-        const { applyCredits } = await import('../../src/db/repos/credits.ts');
+        const { applyCredits } = await import('../../src/accounts/credits.ts');
         await applyCredits(orm.em.fork(), {
           organizationId,
           delta: overrides.credits,

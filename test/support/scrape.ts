@@ -1,10 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- job bodies are asserted field by field */
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import type { Agent } from './agent.ts';
 import { eventually } from './eventually.ts';
 import { type Harness, startHarness } from './harness.ts';
-import type { ProviderServers } from './providers/index.ts';
+import { type ProviderServers, startProviderServers } from './providers/index.ts';
 import { FAST_TUNING } from './providers/tuning.ts';
 
 /** A multipart body; `fields` go after the file unless `fieldsFirst`. */
@@ -34,6 +35,34 @@ export function startScrapeHarness(servers: ProviderServers, env: Record<string,
     },
     deps: fast ? (base: ActivityDeps) => ({ ...base, search: createSearchProvider(base.config, FAST_TUNING) }) : undefined,
   });
+}
+
+export interface ScrapeSuite {
+  servers: ProviderServers;
+  h: Harness;
+  /** Signed in to the organization signed up for the file. */
+  agent: Agent;
+  organizationId: string;
+}
+
+/**
+ * One test file's scrape setup: the provider stand-ins, a scrape harness (`env` added to its environment) and a
+ * signed-up organization, started before the file's tests and stopped after them; with `resetAfterEach`, every
+ * stand-in is back to normal after each test.
+ */
+export function scrapeSuite(env: Record<string, string> = {}, { resetAfterEach = false } = {}): ScrapeSuite {
+  const suite = {} as ScrapeSuite;
+  beforeAll(async () => {
+    suite.servers = await startProviderServers();
+    suite.h = await startScrapeHarness(suite.servers, env);
+    ({ agent: suite.agent, organizationId: suite.organizationId } = await suite.h.signup());
+  });
+  if (resetAfterEach) afterEach(() => suite.servers.resetAll());
+  afterAll(async () => {
+    await suite.h?.stop();
+    await suite.servers?.close();
+  });
+  return suite;
 }
 
 export async function jobOf(agent: Agent, jobId: string): Promise<any> {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api.ts';
 import { SAMPLES } from '../samples.ts';
-import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
+import { type Column, DataTable, JobsSection } from '../table.tsx';
 import type { ScrapeItem, ScrapeJob } from '../types.ts';
 import { num, when, words } from '../format.ts';
 import {
@@ -78,7 +78,6 @@ const ITEM_COLUMNS: Array<Column<ScrapeItem>> = [
 const TERMINAL = (job: ScrapeJob) => job.status === 'completed' || job.status === 'failed';
 
 export function ScrapeScreen() {
-  const jobs = usePaged<ScrapeJob>('/api/scrape/jobs');
   const upload = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
@@ -129,12 +128,10 @@ export function ScrapeScreen() {
         </button>
         <ErrorNote error={upload.error} />
       </form>
-      <h2>Jobs</h2>
-      <PagedTable
-        paged={jobs}
+      <JobsSection
+        path="/api/scrape/jobs"
         what="scrape jobs"
         columns={JOB_COLUMNS}
-        rowKey={(job) => job.id}
         empty="No scrape job yet: upload a CSV above (try a sample file)."
       />
     </section>

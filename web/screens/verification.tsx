@@ -4,7 +4,7 @@ import { Breakdown, BreakdownCell } from '../breakdown.tsx';
 import { DECISION_LABEL, METHOD_LABEL, money, num, percent, SOURCE_LABEL, STAGE_LABEL, when, words } from '../format.ts';
 import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
-import { type Column, DataTable, PagedTable, usePaged } from '../table.tsx';
+import { type Column, DataTable, JobsSection, PagedTable, usePaged } from '../table.tsx';
 import type { VerificationMethod } from '../../src/domain/verification.ts';
 import type { DomainStat, Estimate, Transcript, VerificationJob, VerificationResult } from '../types.ts';
 import {
@@ -48,7 +48,6 @@ export const JOB_COLUMNS: Array<Column<VerificationJob>> = [
 
 export function VerificationScreen() {
   const lists = usePickableLists();
-  const jobs = usePaged<VerificationJob>('/api/verification/jobs');
   const start = useAction();
   const [listId, setListId] = useState<string | undefined>(hashParam('list') ?? undefined);
   const [method, setMethod] = useState<VerificationMethod>('smtp_only');
@@ -119,12 +118,10 @@ export function VerificationScreen() {
         <ErrorNote error={start.error} />
         {lists.error && !lists.data && <LoadFailed error={lists.error} what="your lists" onRetry={lists.reload} />}
       </form>
-      <h2>Jobs</h2>
-      <PagedTable
-        paged={jobs}
+      <JobsSection
+        path="/api/verification/jobs"
         what="verification jobs"
         columns={JOB_COLUMNS}
-        rowKey={(job) => job.id}
         testId="verification-jobs"
         empty="No verification yet: pick a list and a method above."
       />

@@ -15,7 +15,8 @@ import {
 } from '../../verification/service.ts';
 import { streamJob } from '../job-stream.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
-import { iso, offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
+import { iso } from '../../domain/time.ts';
+import { offsetOf, pageOf, paginated, uuidParam, json } from '../schemas/common.ts';
 import {
   CostEstimateSchema,
   DecisionInputSchema,

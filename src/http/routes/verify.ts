@@ -1,4 +1,4 @@
-import { verifyAddress } from '../../verify/service.ts';
+import { verifyAddress } from '../../single-check/service.ts';
 import { type Audience, createRouter } from '../router.ts';
 import { json } from '../schemas/common.ts';
 import { toVerifyDto, VerifyInputSchema, VerifyResultSchema } from '../schemas/verify.ts';

@@ -12,7 +12,8 @@ import {
   VERIFICATION_METHODS,
   VERIFICATION_STAGES,
 } from '../../domain/verification.ts';
-import { iso, PageQuerySchema, Timestamp } from './common.ts';
+import { iso } from '../../domain/time.ts';
+import { PageQuerySchema, Timestamp } from './common.ts';
 import { toJobDto } from '../../verification/views.ts';
 
 const count = z.number().int();

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { CheckRecord } from '../../verify/messages.ts';
+import type { CheckRecord } from '../../single-check/messages.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import { MX_PROVIDERS, providerOfHost } from '../../domain/mx-provider.ts';
 import { Timestamp } from './common.ts';

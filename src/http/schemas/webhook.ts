@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 import type { DeliveryRecord, EndpointRecord } from '../../webhooks/endpoints.ts';
-import { iso, Timestamp } from './common.ts';
+import { iso } from '../../domain/time.ts';
+import { Timestamp } from './common.ts';
 
 export const WebhookEndpointInputSchema = z
   .object({

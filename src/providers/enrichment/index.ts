@@ -11,11 +11,10 @@ export type {
   FoundPhone,
   FoundProfile,
   PersonLookup,
-  ProviderEmailResult,
 } from './types.ts';
-export { HunterProvider, type HunterOptions } from './hunter.ts';
-export { LushaProvider, type LushaOptions } from './lusha.ts';
-export { PdlProvider, type PdlOptions } from './pdl.ts';
+export { HunterProvider } from './hunter.ts';
+export { LushaProvider } from './lusha.ts';
+export { PdlProvider } from './pdl.ts';
 
 /** The enrichment part of the service configuration (src/config.ts spells it the same way). */
 export interface EnrichmentProvidersConfig {

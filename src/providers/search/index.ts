@@ -3,9 +3,7 @@ import { BraveProvider } from './brave.ts';
 import { SerperProvider } from './serper.ts';
 import type { ProfileSearchProvider, SearchProviderName } from './types.ts';
 
-export type { ProfileSearchProvider, SearchHit, SearchProviderName } from './types.ts';
-export { BraveProvider, type BraveOptions } from './brave.ts';
-export { SerperProvider, type SerperOptions } from './serper.ts';
+export type { ProfileSearchProvider } from './types.ts';
 
 /** The search part of the service configuration (src/config.ts spells it the same way). */
 export interface SearchProviderConfig {

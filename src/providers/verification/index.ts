@@ -3,14 +3,7 @@ import { ReacherProvider } from './reacher.ts';
 import type { EmailVerificationProvider, VerificationProviderName } from './types.ts';
 import { ZeroBounceProvider } from './zerobounce.ts';
 
-export type {
-  EmailResult,
-  EmailVerificationProvider,
-  VerificationProviderName,
-  VerificationVerdict,
-} from './types.ts';
-export { ReacherProvider, type ReacherOptions } from './reacher.ts';
-export { ZeroBounceProvider, type ZeroBounceOptions } from './zerobounce.ts';
+export type { EmailVerificationProvider } from './types.ts';
 
 /** The verification part of the service configuration (src/config.ts spells it the same way). */
 export interface VerificationProviderConfig {

@@ -1,10 +1,10 @@
 import {
   header,
   routes,
+  keyGuard,
   startStandIn,
   type RecordedRequest,
   type Reply,
-  type RouteContext,
   type StandIn,
 } from './stand-in.ts';
 
@@ -29,23 +29,21 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
   const apiKey = options.apiKey ?? 'brave-test-key-0001';
   const fixtures: BraveFixtures = { results: new Map() };
 
-  const search = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
-    if (rejectKey || header(request, 'x-subscription-token') !== apiKey) {
-      return {
+  const keyed = keyGuard(apiKey, (request) => header(request, 'x-subscription-token'), () => ({
+    status: 422,
+    json: {
+      type: 'ErrorResponse',
+      error: {
+        id: 'c1a2b3c4-0000-4000-8000-000000000000',
         status: 422,
-        json: {
-          type: 'ErrorResponse',
-          error: {
-            id: 'c1a2b3c4-0000-4000-8000-000000000000',
-            status: 422,
-            code: 'SUBSCRIPTION_TOKEN_INVALID',
-            detail: 'The provided subscription token is invalid.',
-            meta: { component: 'authentication' },
-          },
-          time: Math.floor(Date.now() / 1000),
-        },
-      };
-    }
+        code: 'SUBSCRIPTION_TOKEN_INVALID',
+        detail: 'The provided subscription token is invalid.',
+        meta: { component: 'authentication' },
+      },
+      time: Math.floor(Date.now() / 1000),
+    },
+  }));
+  const search = keyed((request: RecordedRequest): Reply => {
     const q = request.query.q ?? '';
     const count = Number(request.query.count ?? 20);
     if (!q || !Number.isInteger(count) || count < 1 || count > 20) {
@@ -74,7 +72,7 @@ export async function startBraveServer(options: { apiKey?: string } = {}): Promi
       };
     }
     return { status: 200, json };
-  };
+  });
 
   const standIn = await startStandIn(routes({ 'GET /res/v1/web/search': search }));
   return Object.assign(standIn, { apiKey, fixtures });

@@ -1,4 +1,4 @@
-import { routes, startStandIn, type RecordedRequest, type Reply, type Route, type StandIn } from './stand-in.ts';
+import { keyGuard, routes, startStandIn, type RecordedRequest, type Reply, type StandIn } from './stand-in.ts';
 
 export type HunterVerifierStatus = 'valid' | 'invalid' | 'accept_all' | 'webmail' | 'disposable' | 'unknown';
 
@@ -115,8 +115,7 @@ export async function startHunterServer(options: { apiKey?: string } = {}): Prom
   };
 
   // Hunter takes its key as the `api_key` query parameter on every endpoint.
-  const keyed = (answer: (request: RecordedRequest) => Reply): Route => (request, { rejectKey }) =>
-    rejectKey || request.query.api_key !== apiKey ? errors(401, 'authentication_failed', 'No user found for the API key supplied') : answer(request);
+  const keyed = keyGuard(apiKey, (request) => request.query.api_key, () => errors(401, 'authentication_failed', 'No user found for the API key supplied'));
   const standIn = await startStandIn(routes({ 'GET /v2/email-finder': keyed(find), 'GET /v2/email-verifier': keyed(verify) }));
   return Object.assign(standIn, { apiKey, fixtures });
 }

@@ -6,16 +6,6 @@ import { startReacherServer, type ReacherServer } from './reacher.ts';
 import { startSerperServer, type SerperServer } from './serper.ts';
 import { startZeroBounceServer, type ZeroBounceServer } from './zerobounce.ts';
 
-export * from './brave.ts';
-export * from './hunter.ts';
-export * from './lusha.ts';
-export * from './ms-login.ts';
-export * from './pdl.ts';
-export * from './reacher.ts';
-export * from './serper.ts';
-export * from './stand-in.ts';
-export * from './zerobounce.ts';
-
 export interface ProviderServers {
   zerobounce: ZeroBounceServer;
   reacher: ReacherServer;

@@ -2,10 +2,10 @@ import {
   header,
   routes,
   profileKey,
+  keyGuard,
   startStandIn,
   type RecordedRequest,
   type Reply,
-  type RouteContext,
   type StandIn,
 } from './stand-in.ts';
 
@@ -41,9 +41,8 @@ export async function startLushaServer(options: { apiKey?: string } = {}): Promi
     json: { contact: { error: { code, name, message }, isCreditCharged: false, data: null } },
   });
 
-  const person = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
-    if (rejectKey || header(request, 'api_key') !== apiKey)
-      return failure(401, 'Unauthorized', 'Invalid API key');
+  const keyed = keyGuard(apiKey, (request) => header(request, 'api_key'), () => (failure(401, 'Unauthorized', 'Invalid API key')));
+  const person = keyed((request: RecordedRequest): Reply => {
     const linkedinUrl = request.query.linkedinUrl;
     if (!linkedinUrl)
       return { status: 400, json: { message: 'linkedinUrl, email or name and company are required' } };
@@ -68,7 +67,7 @@ export async function startLushaServer(options: { apiKey?: string } = {}): Promi
         },
       },
     };
-  };
+  });
 
   const standIn = await startStandIn(routes({ 'GET /v2/person': person }));
   return Object.assign(standIn, { apiKey, fixtures });

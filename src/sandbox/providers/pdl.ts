@@ -2,10 +2,10 @@ import {
   header,
   routes,
   profileKey,
+  keyGuard,
   startStandIn,
   type RecordedRequest,
   type Reply,
-  type RouteContext,
   type StandIn,
 } from './stand-in.ts';
 
@@ -41,13 +41,11 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
   const apiKey = options.apiKey ?? 'pdl-test-key-0001';
   const fixtures: PdlFixtures = { people: new Map() };
 
-  const enrich = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
-    if (rejectKey || header(request, 'x-api-key') !== apiKey) {
-      return {
-        status: 401,
-        json: { status: 401, error: { type: 'authentication_error', message: 'Invalid API Key' } },
-      };
-    }
+  const keyed = keyGuard(apiKey, (request) => header(request, 'x-api-key'), () => ({
+    status: 401,
+    json: { status: 401, error: { type: 'authentication_error', message: 'Invalid API Key' } },
+  }));
+  const enrich = keyed((request: RecordedRequest): Reply => {
     const profile = request.query.profile;
     if (!profile) {
       return {
@@ -67,7 +65,7 @@ export async function startPdlServer(options: { apiKey?: string } = {}): Promise
       };
     }
     return { status: 200, json: { status: 200, likelihood: 9, data: { linkedin_url: wanted, ...person } } };
-  };
+  });
 
   const standIn = await startStandIn(routes({ 'GET /v5/person/enrich': enrich }));
   return Object.assign(standIn, { apiKey, fixtures });

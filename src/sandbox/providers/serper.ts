@@ -1,10 +1,10 @@
 import {
   header,
   routes,
+  keyGuard,
   startStandIn,
   type RecordedRequest,
   type Reply,
-  type RouteContext,
   type StandIn,
 } from './stand-in.ts';
 
@@ -31,10 +31,8 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
   const apiKey = options.apiKey ?? 'serper-test-key-0001';
   const fixtures: SerperFixtures = { results: new Map() };
 
-  const search = (request: RecordedRequest, { rejectKey }: RouteContext): Reply => {
-    if (rejectKey || header(request, 'x-api-key') !== apiKey) {
-      return { status: 403, json: { message: 'Unauthorized.', statusCode: 403 } };
-    }
+  const keyed = keyGuard(apiKey, (request) => header(request, 'x-api-key'), () => ({ status: 403, json: { message: 'Unauthorized.', statusCode: 403 } }));
+  const search = keyed((request: RecordedRequest): Reply => {
     const body = request.body as { q?: unknown; num?: unknown } | undefined;
     if (typeof body?.q !== 'string')
       return { status: 400, json: { message: 'Missing query parameter', statusCode: 400 } };
@@ -49,7 +47,7 @@ export async function startSerperServer(options: { apiKey?: string } = {}): Prom
       status: 200,
       json: { searchParameters: { q: body.q, type: 'search', num, engine: 'google' }, organic, credits: 1 },
     };
-  };
+  });
 
   const standIn = await startStandIn(routes({ 'POST /search': search }));
   return Object.assign(standIn, { apiKey, fixtures });

@@ -205,6 +205,16 @@ function notFound(request: RecordedRequest): Reply {
   return { status: 404, json: { message: `no route for ${request.method} ${request.path}` } };
 }
 
+/**
+ * The key check of a keyed stand-in: a request whose key (where `keyOf` finds it) is not `apiKey`, and every
+ * request in `bad-key` mode, gets `rejected()`, the provider's own answer to a wrong key; the rest reach `answer`.
+ */
+export const keyGuard =
+  (apiKey: string, keyOf: (request: RecordedRequest) => unknown, rejected: () => Reply) =>
+  (answer: (request: RecordedRequest) => Reply): Route =>
+  (request, { rejectKey }) =>
+    rejectKey || keyOf(request) !== apiKey ? rejected() : answer(request);
+
 /** A header's single value (Node joins or arrays repeated headers). */
 export function header(request: RecordedRequest, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];

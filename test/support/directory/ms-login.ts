@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { DirectoryAnswer } from '../../../src/directory/microsoft.ts';
 import { type MsLoginServer, type MsTenant, startMsLoginServer } from '../../../src/sandbox/providers/ms-login.ts';
 
-export type { MsLoginServer, MsTenant } from '../../../src/sandbox/providers/ms-login.ts';
+export type { MsLoginServer } from '../../../src/sandbox/providers/ms-login.ts';
 
 /**
  * The stand-in of Microsoft's sign-in host with the given tenants, and the variables that point the service at it

@@ -1,21 +1,16 @@
 export type {
-  DnsRecords,
   DomainSpec,
   HostBehaviour,
-  HostStats,
   MailHost,
   MailWorldDescription,
   MxSpec,
-  SessionRecord,
 } from '../../../src/sandbox/mail-world/types.ts';
 export type { MailWorld } from '../../../src/sandbox/mail-world/world.ts';
 export { startMailWorld } from '../../../src/sandbox/mail-world/world.ts';
 export { mailWorldEnv } from './env.ts';
 export type {
-  DomainExpectation,
   ListedAddress,
   StandardDomain,
-  StandardWorldOptions,
 } from './standard-world.ts';
 export {
   knownAddress,

@@ -1,10 +1,11 @@
-import { checkSingleAddress } from '../src/verify/engine.ts';
-import type { CheckRecord, SingleCheckInput } from '../src/verify/messages.ts';
+import { checkSingleAddress } from '../src/single-check/engine.ts';
+import type { CheckRecord, SingleCheckInput } from '../src/single-check/messages.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** `POST /api/external/verify` runs here so that it shares the worker's prober and its connection limits. */
-export function verifySingleActivities(deps: ActivityDeps) {
+export function singleCheckActivities(deps: ActivityDeps) {
   return {
+    // The activity type recorded in histories: renaming it would break the replay of running checks.
     async verifySingleAddress(input: SingleCheckInput): Promise<CheckRecord> {
       return checkSingleAddress(
         { orm: deps.orm, prober: deps.prober, domainCacheTtlMs: deps.config.VERIFY_DOMAIN_CACHE_TTL },
@@ -14,4 +15,4 @@ export function verifySingleActivities(deps: ActivityDeps) {
   };
 }
 
-export type VerifySingleActivities = ReturnType<typeof verifySingleActivities>;
+export type SingleCheckActivities = ReturnType<typeof singleCheckActivities>;

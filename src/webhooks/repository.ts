@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WebhookEndpoint } from '../entities/index.ts';
-import type { IWebhookEndpoint } from '../entities/webhook-endpoint.ts';
-import { notFound } from '../../errors.ts';
+import { WebhookEndpoint } from '../db/entities/index.ts';
+import type { IWebhookEndpoint } from '../db/entities/webhook-endpoint.ts';
+import { notFound } from '../errors.ts';
 
 export async function createEndpoint(
   em: EntityManager,

@@ -9,7 +9,7 @@ import { EmailChecker } from './email-checker.ts';
 import { buildChain, type ChainLink } from './provider-chain.ts';
 
 /** The long-lived clients enrichment needs (one set per worker process). */
-export interface EnrichmentServices {
+export interface EnrichmentClients {
   config: Config;
   providers: Readonly<Record<EnrichmentProviderId, EnrichmentProvider>>;
   prober: Pick<SmtpProber, 'probeDomain'>;
@@ -22,9 +22,9 @@ export interface Waterfall {
 }
 
 /** The organization's provider chain and a fresh email checker (Hunter's verifier as second opinion when Hunter is in the chain). */
-export async function prepareWaterfall(em: EntityManager, services: EnrichmentServices, organizationId: string): Promise<Waterfall> {
+export async function prepareWaterfall(em: EntityManager, clients: EnrichmentClients, organizationId: string): Promise<Waterfall> {
   const settings = await loadProviderSettings(em, organizationId);
-  const chain = buildChain(organizationId, settings, services.providers, services.config, services.secrets);
+  const chain = buildChain(organizationId, settings, clients.providers, clients.config, clients.secrets);
   const hunter = chain.find((link) => link.provider.name === 'hunter');
-  return { chain, checker: new EmailChecker(services.prober, hunter) };
+  return { chain, checker: new EmailChecker(clients.prober, hunter) };
 }

@@ -1,11 +1,11 @@
 /** The single-address check's application service (`POST /api/external/verify`): answered within its deadline whatever the mail host does. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { singleVerifyWorkflow } from '../../workflows/verify-single.ts';
 import { domainOf, isValidEmailSyntax, normalizeEmail } from '../domain/email.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { type CheckRecord, NO_SMTP, recentResult } from './repository.ts';
+import { singleCheckWorkflowType } from './messages.ts';
 
 /** Time for the worker to pick the check up and hand the answer back, on top of the probe's own deadline. */
 const HANDOFF_MS = 700;
@@ -27,11 +27,11 @@ export async function verifyAddress(ctx: JobContext, input: { email: string; tim
 
   const probeMs = Math.max(500, deadline - Date.now() - HANDOFF_MS);
   const checkId = randomUUID();
-  const handle = await startWorkflow<typeof singleVerifyWorkflow>(ctx, {
+  const handle = await startWorkflow(ctx, {
     kind: 'verification',
     id: checkId,
     organizationId,
-    workflowType: 'singleVerifyWorkflow',
+    workflow: singleCheckWorkflowType,
     args: [{ organizationId, email, timeoutMs: probeMs }],
     executionTimeout: input.timeoutMs + WORKFLOW_SLACK_MS,
   });

@@ -4,7 +4,7 @@
  * database, no entity hydration. Only a page past the end needs a second query for the total.
  */
 import type { Pool } from 'pg';
-import type { EmailResult } from '../../domain/lead.ts';
+import type { EmailResult } from '../domain/lead.ts';
 
 /** ISO 8601 in UTC with milliseconds, exactly as `Date#toISOString` writes it. */
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -1,9 +1,9 @@
 /** Webhook events and their deliveries (CONTRACT §9.3): recorded once, updated after every attempt, listed as the delivery log. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import type { DeliveryStatus, WebhookEvent } from '../../domain/webhook-events.ts';
-import { newId } from '../entities/common.ts';
-import { kysely } from '../kysely.ts';
+import type { DeliveryStatus, WebhookEvent } from '../domain/webhook-events.ts';
+import { newId } from '../db/entities/common.ts';
+import { kysely } from '../db/kysely.ts';
 
 export interface EventRecord {
   id: string;

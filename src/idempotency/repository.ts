@@ -1,8 +1,8 @@
 /** Idempotency keys (CONTRACT §9.2): claimed before a request runs, completed with the response it gave. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import { newId } from '../entities/common.ts';
-import { kysely } from '../kysely.ts';
+import { newId } from '../db/entities/common.ts';
+import { kysely } from '../db/kysely.ts';
 
 /** How long a key holds its response. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
