@@ -49,6 +49,19 @@ const api = proxyActivities<VerificationActivities>({
 });
 
 
+/** What the workflow and its Update handlers share; only the stage and the user's requests, never addresses. */
+interface JobState {
+  stage: VerificationStage;
+  // True while the SMTP stage's end is being stored: a decision may already arrive (the database
+  // shows awaiting_decision a moment before this workflow learns it); it waits for the outcome.
+  finishingSmtp: boolean;
+  decision: Decision | null;
+  decisionStored: boolean;
+  // Why storing the decision failed (the job gone): the main path ends on it as on its own failures.
+  decisionFailure: unknown;
+  finishDeferred: boolean;
+}
+
 /**
  * One verification job (CONTRACT §3): the SMTP stage as concurrent slices of domains, then for
  * smtp_api_fallback a wait for the user's decision (an Update; none within the timeout means
@@ -57,112 +70,26 @@ const api = proxyActivities<VerificationActivities>({
  */
 export async function verificationWorkflow(input: VerificationWorkflowInput): Promise<void> {
   const { jobId } = input;
-  let stage: VerificationStage = input.resume?.phase === 'api' ? 'api_verifying' : 'smtp_verifying';
-  // True while the SMTP stage's end is being stored: a decision may already arrive (the database
-  // shows awaiting_decision a moment before this workflow learns it); it waits for the outcome.
-  let finishingSmtp = false;
-  let decision: Decision | null = null;
-  let decisionStored = false;
-  // Why storing the decision failed (the job gone): the main path ends on it as on its own failures.
-  let decisionFailure: unknown = null;
-  const current = () => stage;
+  const state: JobState = {
+    stage: input.resume?.phase === 'api' ? 'api_verifying' : 'smtp_verifying',
+    finishingSmtp: false,
+    decision: null,
+    decisionStored: false,
+    decisionFailure: null,
+    finishDeferred: input.resume?.phase === 'smtp' && input.resume.finishDeferred === true,
+  };
   // Histories recorded before the user could finish the deferred addresses wait out the whole schedule.
   const finishable = patched('finish-deferred');
-  let finishDeferred = input.resume?.phase === 'smtp' && input.resume.finishDeferred === true;
-  const greylistWait: GreylistWait | null = finishable ? { finishRequested: () => finishDeferred } : null;
-
-  setHandler(
-    finishDeferredUpdate,
-    () => {
-      finishDeferred = true;
-    },
-    {
-      // While the stage's end is being stored the deferred addresses become Unknown anyway: accepted.
-      validator: () => {
-        if (current() !== 'smtp_verifying') throw invalidStateFailure(current(), FINISH_DEFERRED_REFUSAL);
-        if (!finishable) throw invalidStateFailure(current(), FINISH_PREDATES_JOB);
-      },
-    },
-  );
-
-  setHandler(
-    decisionUpdate,
-    async ({ decision: chosen, catchAllMaxScore }) => {
-      decision = chosen; // claimed before the first await: a second decision's validator now refuses
-      if (!acceptsDecision(current())) {
-        await condition(() => !finishingSmtp);
-        if (!acceptsDecision(current())) {
-          decision = null;
-          throw invalidStateFailure(current());
-        }
-      }
-      stage = stageAfterDecision(chosen);
-      try {
-        const stored = await db().recordVerificationDecision({ jobId, decision: chosen, catchAllMaxScore });
-        decisionStored = true;
-        return stored;
-      } catch (error) {
-        decisionFailure = error;
-        throw error;
-      }
-    },
-    {
-      validator: (_input: DecisionInput) => {
-        if (decision !== null || !(acceptsDecision(current()) || finishingSmtp))
-          throw invalidStateFailure(current());
-      },
-    },
-  );
+  const greylistWait: GreylistWait | null = finishable ? { finishRequested: () => state.finishDeferred } : null;
+  acceptFinishDeferred(state, finishable);
+  acceptDecision(jobId, state);
 
   try {
     // Histories recorded before the run budget only continued as new when Temporal suggested it.
     const budget = runEventBudget(() => (patched('bounded-run-history') ? RUN_EVENT_BUDGET : null));
-    if (input.resume?.phase !== 'api') {
-      const firstSeq = input.resume?.phase === 'smtp' ? input.resume.nextSeq : 1;
-      const nextSeq = await runSmtpStage(input, firstSeq, budget);
-      if (nextSeq !== null) {
-        await condition(allHandlersFinished);
-        return await continueAsNew<typeof verificationWorkflow>({
-          ...input,
-          resume: { phase: 'smtp', nextSeq, ...(finishDeferred ? { finishDeferred } : {}) },
-        });
-      }
-      // Histories recorded before the greylist schedule existed replay without it.
-      if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId, greylistWait);
-      if (input.method !== 'api_only' && patched('catch-all-truth')) await assessCatchAllResults(jobId);
-      finishingSmtp = true;
-      try {
-        stage = (await db().finishSmtpStage({ jobId })).stage;
-      } finally {
-        finishingSmtp = false;
-      }
-    }
-
-    if (current() === 'awaiting_decision') {
-      await emitJobEvent('verification.awaiting_decision', jobId);
-      const decided = await condition(() => decision !== null, input.decisionTimeoutMs);
-      if (decided) {
-        await condition(() => decisionStored || decisionFailure !== null);
-        if (!decisionStored) throw decisionFailure;
-      } else {
-        decision = 'accept_current';
-        stage = 'completed';
-        await db().recordVerificationDecision({ jobId, decision: 'accept_current' });
-      }
-    }
-
-    if (current() === 'api_verifying') {
-      for (;;) {
-        const { remaining } = await api.verifyByApi({ jobId });
-        if (remaining === 0) break;
-        if (runIsFull(budget)) {
-          await condition(allHandlersFinished);
-          return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'api' } });
-        }
-      }
-      await db().completeVerification({ jobId });
-      stage = 'completed';
-    }
+    if (input.resume?.phase !== 'api') await verifyBySmtp(input, state, budget, greylistWait);
+    if (state.stage === 'awaiting_decision') await awaitDecision(input, state);
+    if (state.stage === 'api_verifying') await verifyByApi(input, state, budget);
   } catch (error) {
     return await endWithFailure(
       {
@@ -170,7 +97,7 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
         jobId,
         provider: 'verification provider',
         recordFailure: (reason) => db().failVerification({ jobId, reason }),
-        onFailed: () => (stage = 'failed'),
+        onFailed: () => (state.stage = 'failed'),
       },
       error,
     );
@@ -180,6 +107,116 @@ export async function verificationWorkflow(input: VerificationWorkflowInput): Pr
   // The job is done whatever happens here: a list deleted meanwhile only means nothing is learned.
   if (patched('catch-all-truth')) await smtp.learnTemplates({ jobId }).catch(() => undefined);
   await condition(allHandlersFinished);
+}
+
+/** The user's word to stop waiting for deferred (greylisted) addresses; they become Unknown. */
+function acceptFinishDeferred(state: JobState, finishable: boolean): void {
+  setHandler(
+    finishDeferredUpdate,
+    () => {
+      state.finishDeferred = true;
+    },
+    {
+      // While the stage's end is being stored the deferred addresses become Unknown anyway: accepted.
+      validator: () => {
+        if (state.stage !== 'smtp_verifying') throw invalidStateFailure(state.stage, FINISH_DEFERRED_REFUSAL);
+        if (!finishable) throw invalidStateFailure(state.stage, FINISH_PREDATES_JOB);
+      },
+    },
+  );
+}
+
+/** The user's decision on the SMTP stage's gaps: stored before the Update answers, at most once. */
+function acceptDecision(jobId: string, state: JobState): void {
+  setHandler(
+    decisionUpdate,
+    async ({ decision: chosen, catchAllMaxScore }) => {
+      state.decision = chosen; // claimed before the first await: a second decision's validator now refuses
+      if (!acceptsDecision(state.stage)) {
+        await condition(() => !state.finishingSmtp);
+        if (!acceptsDecision(state.stage)) {
+          state.decision = null;
+          throw invalidStateFailure(state.stage);
+        }
+      }
+      state.stage = stageAfterDecision(chosen);
+      try {
+        const stored = await db().recordVerificationDecision({ jobId, decision: chosen, catchAllMaxScore });
+        state.decisionStored = true;
+        return stored;
+      } catch (error) {
+        state.decisionFailure = error;
+        throw error;
+      }
+    },
+    {
+      validator: (_input: DecisionInput) => {
+        if (state.decision !== null || !(acceptsDecision(state.stage) || state.finishingSmtp))
+          throw invalidStateFailure(state.stage);
+      },
+    },
+  );
+}
+
+/**
+ * The SMTP stage up to its stored end: the slices (continuing as new when the run is full), the
+ * greylisting retries, the Catch-All assessment, then the stage after it (completed or awaiting_decision).
+ */
+async function verifyBySmtp(
+  input: VerificationWorkflowInput,
+  state: JobState,
+  budget: number | null,
+  greylistWait: GreylistWait | null,
+): Promise<void> {
+  const { jobId } = input;
+  const firstSeq = input.resume?.phase === 'smtp' ? input.resume.nextSeq : 1;
+  const nextSeq = await runSmtpStage(input, firstSeq, budget);
+  if (nextSeq !== null) {
+    await condition(allHandlersFinished);
+    return await continueAsNew<typeof verificationWorkflow>({
+      ...input,
+      resume: { phase: 'smtp', nextSeq, ...(state.finishDeferred ? { finishDeferred: true } : {}) },
+    });
+  }
+  // Histories recorded before the greylist schedule existed replay without it.
+  if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId, greylistWait);
+  if (input.method !== 'api_only' && patched('catch-all-truth')) await assessCatchAllResults(jobId);
+  state.finishingSmtp = true;
+  try {
+    state.stage = (await db().finishSmtpStage({ jobId })).stage;
+  } finally {
+    state.finishingSmtp = false;
+  }
+}
+
+/** Waits for the user's decision and its storing; none within the timeout is stored as accept_current. */
+async function awaitDecision(input: VerificationWorkflowInput, state: JobState): Promise<void> {
+  const { jobId } = input;
+  await emitJobEvent('verification.awaiting_decision', jobId);
+  const decided = await condition(() => state.decision !== null, input.decisionTimeoutMs);
+  if (decided) {
+    await condition(() => state.decisionStored || state.decisionFailure !== null);
+    if (!state.decisionStored) throw state.decisionFailure;
+  } else {
+    state.decision = 'accept_current';
+    state.stage = 'completed';
+    await db().recordVerificationDecision({ jobId, decision: 'accept_current' });
+  }
+}
+
+/** Provider batches until none is left (continuing as new when the run is full), then the job completes. */
+async function verifyByApi(input: VerificationWorkflowInput, state: JobState, budget: number | null): Promise<void> {
+  const { jobId } = input;
+  for (;;) {
+    const { remaining } = await api.verifyByApi({ jobId });
+    if (remaining === 0) break;
+    if (runIsFull(budget)) {
+      await condition(allHandlersFinished);
+      return await continueAsNew<typeof verificationWorkflow>({ ...input, resume: { phase: 'api' } });
+    }
+  }
+  await db().completeVerification({ jobId });
+  state.stage = 'completed';
 }
 
 /**
