@@ -1,12 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
 import type { BatchRun } from '../jobs/batch-run.ts';
 import type { BatchInput, BatchStep } from './messages.ts';
 import { mapConcurrent } from '../concurrency.ts';
-import { loadBulkWork, moveBulkCursor, recordBulkBatch } from './repository.ts';
+import { type BulkWork, loadBulkWork, moveBulkCursor, recordBulkBatch } from './repository.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfile } from './repository-profiles.ts';
 import { type EnrichmentLeadRow, leadsForEnrichment, writeEnrichedValues } from '../db/repos/leads.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
-import { deliverFinds, lockOrganization } from './settle.ts';
+import { type Delivery, deliverFinds, lockOrganization } from './settle.ts';
 import { prepareWaterfall, type EnrichmentClients } from './clients.ts';
 import { runWaterfall, type PersonFacts, type WaterfallResult } from './waterfall.ts';
 
@@ -30,6 +31,12 @@ interface LeadFinds {
   searched: EnrichmentField[];
 }
 
+/** A lead's newly delivered values, written in one statement for the batch. */
+interface LeadValues {
+  id: string;
+  values: Partial<Record<EnrichmentField, string>>;
+}
+
 class BatchAlreadyCommitted extends Error {}
 
 const factsOf = (lead: EnrichmentLeadRow): PersonFacts => ({
@@ -39,6 +46,25 @@ const factsOf = (lead: EnrichmentLeadRow): PersonFacts => ({
   company: lead.company ?? undefined,
   companyDomain: lead.companyDomain ?? undefined,
 });
+
+/** One batch's leads and what settling them needs, fixed before any lookup. */
+interface Batch {
+  job: BulkWork;
+  leads: EnrichmentLeadRow[];
+  /** The leads' profile URLs: their cache entries are read before the lookups and again under the lock. */
+  urls: string[];
+  cacheDays: number;
+  /** Nothing could be paid: stop without calling anyone. */
+  broke: boolean;
+}
+
+/** What the settling transaction adds to the job's counters. */
+interface Settled {
+  processed: number;
+  succeeded: number;
+  credits: number;
+  stopped: boolean;
+}
 
 /**
  * One batch of a bulk job: the next leads after the job's cursor are looked up (cache first, then the
@@ -57,25 +83,14 @@ export async function enrichBulkBatch(deps: EnrichmentEngineDeps, input: BatchIn
   const leads = job.lastLeadId
     ? await leadsForEnrichment(em, { listId: job.listId, after: input.after, last: job.lastLeadId, limit: batchSize })
     : [];
-  const { fields } = job;
-  const cacheDays = clients.config.ENRICHMENT_CACHE_DAYS;
-  const finds = new Map<string, LeadFinds>();
-  // Nothing could be paid: stop without calling anyone.
-  const broke = job.creditBalance <= 0;
-  const urls = leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : []));
-  if (!broke && leads.length > 0) {
-    const cache = await findFreshProfiles(em, job.organizationId, urls, cacheDays);
-    const { chain, checker } = await prepareWaterfall(em, clients, job.organizationId);
-    await mapConcurrent(leads, LEAD_CONCURRENCY, async (lead) => {
-      const settled = lead.networkUrl ? (cache.get(lead.networkUrl)?.searched ?? []) : [];
-      const searched = fields.filter((field) => !settled.includes(field));
-      if (searched.length > 0) {
-        const result = await runWaterfall({ networkUrl: lead.networkUrl, person: factsOf(lead), fields: searched }, chain, checker);
-        finds.set(lead.id, { result, searched });
-      }
-      run.beat();
-    });
-  }
+  const batch: Batch = {
+    job,
+    leads,
+    urls: leads.flatMap((lead) => (lead.networkUrl ? [lead.networkUrl] : [])),
+    cacheDays: clients.config.ENRICHMENT_CACHE_DAYS,
+    broke: job.creditBalance <= 0,
+  };
+  const finds = await lookUpLeads(em, clients, batch, run);
 
   const cursor = leads.at(-1)?.id ?? input.after;
   const last = leads.length < batchSize || cursor === job.lastLeadId;
@@ -83,69 +98,11 @@ export async function enrichBulkBatch(deps: EnrichmentEngineDeps, input: BatchIn
     return await em.transactional(async (tx) => {
       await lockOrganization(tx, job.organizationId);
       if (!(await moveBulkCursor(tx, job.id, input.after, cursor))) throw new BatchAlreadyCommitted();
-      const cache = await findFreshProfiles(tx, job.organizationId, urls, cacheDays);
-      const changed = new Map<string, CachedProfile>();
-      const writes: Array<{ id: string; values: Partial<Record<EnrichmentField, string>> }> = [];
-      let stopped = broke;
-      let processed = 0;
-      let succeeded = 0;
-      let credits = 0;
-      const now = new Date();
-
-      for (const lead of leads) {
-        if (stopped) continue;
-        const found = finds.get(lead.id);
-        const cached = lead.networkUrl ? cache.get(lead.networkUrl) : undefined;
-        const delivery = await deliverFinds(
-          tx,
-          {
-            organizationId: job.organizationId,
-            keyPrefix: `${job.id}:${lead.id}`,
-            reason: 'Bulk enrichment',
-            refType: 'enrichment_job',
-            refId: job.id,
-          },
-          fields,
-          found?.result.values ?? {},
-          cached,
-          { stopWhenShort: true },
-        );
-        const delivered = Object.keys(delivery.values).length > 0;
-        if (delivery.shortOfCredits) {
-          stopped = true;
-          // The lead the credits ran out on counts as processed only when it got something.
-          if (!delivered) continue;
-        }
-        processed++;
-        credits += delivery.credits;
-        if (delivered) {
-          succeeded++;
-          writes.push({ id: lead.id, values: delivery.values });
-        }
-        if (lead.networkUrl && found) {
-          const entry = mergeCacheEntry(
-            cached,
-            {
-              networkUrl: lead.networkUrl,
-              person: found.result.person,
-              values: delivery.values,
-              searched: found.searched.filter((field) => !delivery.withheld.includes(field)),
-              paid: delivery.charged.length > 0,
-            },
-            now,
-          );
-          if (entry) {
-            // A later lead of this batch with the same profile gets it from the cache.
-            cache.set(lead.networkUrl, entry);
-            changed.set(lead.networkUrl, entry);
-          }
-        }
-      }
-
+      const { writes, changed, ...settled } = await settleLeads(tx, batch, finds);
       await writeEnrichedValues(tx, writes);
-      await saveCacheEntries(tx, job.organizationId, [...changed.values()]);
-      const done = stopped || last;
-      await recordBulkBatch(tx, job.id, { processed, succeeded, credits, done, stopped });
+      await saveCacheEntries(tx, job.organizationId, changed);
+      const done = settled.stopped || last;
+      await recordBulkBatch(tx, job.id, { ...settled, done });
       return { cursor, done };
     });
   } catch (error) {
@@ -153,4 +110,103 @@ export async function enrichBulkBatch(deps: EnrichmentEngineDeps, input: BatchIn
     const now = await loadBulkWork(em, input.jobId);
     return { cursor: now.cursor, done: now.status !== 'processing' };
   }
+}
+
+/** Runs the waterfall for each lead's fields its cached profile has not settled; nothing is charged yet. */
+async function lookUpLeads(
+  em: EntityManager,
+  clients: EnrichmentClients,
+  { job, leads, urls, cacheDays, broke }: Batch,
+  run: BatchRun,
+): Promise<Map<string, LeadFinds>> {
+  const finds = new Map<string, LeadFinds>();
+  if (broke || leads.length === 0) return finds;
+  const cache = await findFreshProfiles(em, job.organizationId, urls, cacheDays);
+  const { chain, checker } = await prepareWaterfall(em, clients, job.organizationId);
+  await mapConcurrent(leads, LEAD_CONCURRENCY, async (lead) => {
+    const settled = lead.networkUrl ? (cache.get(lead.networkUrl)?.searched ?? []) : [];
+    const searched = job.fields.filter((field) => !settled.includes(field));
+    if (searched.length > 0) {
+      const result = await runWaterfall({ networkUrl: lead.networkUrl, person: factsOf(lead), fields: searched }, chain, checker);
+      finds.set(lead.id, { result, searched });
+    }
+    run.beat();
+  });
+  return finds;
+}
+
+/**
+ * Charges and delivers each lead's finds in order (the cache read again under the lock), until the first
+ * datum the balance cannot pay for; returns the leads' new values, the changed cache entries and the counts.
+ */
+async function settleLeads(
+  tx: EntityManager,
+  { job, leads, urls, cacheDays, broke }: Batch,
+  finds: Map<string, LeadFinds>,
+): Promise<Settled & { writes: LeadValues[]; changed: CachedProfile[] }> {
+  const cache = await findFreshProfiles(tx, job.organizationId, urls, cacheDays);
+  const changed = new Map<string, CachedProfile>();
+  const writes: LeadValues[] = [];
+  const settled: Settled = { processed: 0, succeeded: 0, credits: 0, stopped: broke };
+  const now = new Date();
+
+  for (const lead of leads) {
+    if (settled.stopped) continue;
+    const found = finds.get(lead.id);
+    const cached = lead.networkUrl ? cache.get(lead.networkUrl) : undefined;
+    const delivery = await deliverFinds(
+      tx,
+      {
+        organizationId: job.organizationId,
+        keyPrefix: `${job.id}:${lead.id}`,
+        reason: 'Bulk enrichment',
+        refType: 'enrichment_job',
+        refId: job.id,
+      },
+      job.fields,
+      found?.result.values ?? {},
+      cached,
+      { stopWhenShort: true },
+    );
+    const delivered = Object.keys(delivery.values).length > 0;
+    if (delivery.shortOfCredits) {
+      settled.stopped = true;
+      // The lead the credits ran out on counts as processed only when it got something.
+      if (!delivered) continue;
+    }
+    settled.processed++;
+    settled.credits += delivery.credits;
+    if (delivered) {
+      settled.succeeded++;
+      writes.push({ id: lead.id, values: delivery.values });
+    }
+    const entry = lead.networkUrl && found ? updatedProfile(lead.networkUrl, cached, found, delivery, now) : null;
+    if (entry) {
+      // A later lead of this batch with the same profile gets it from the cache.
+      cache.set(entry.networkUrl, entry);
+      changed.set(entry.networkUrl, entry);
+    }
+  }
+  return { ...settled, writes, changed: [...changed.values()] };
+}
+
+/** The lead's cached profile with what this lookup found and delivered, or null when nothing changes. */
+function updatedProfile(
+  networkUrl: string,
+  cached: CachedProfile | undefined,
+  found: LeadFinds,
+  delivery: Delivery,
+  now: Date,
+): CachedProfile | null {
+  return mergeCacheEntry(
+    cached,
+    {
+      networkUrl,
+      person: found.result.person,
+      values: delivery.values,
+      searched: found.searched.filter((field) => !delivery.withheld.includes(field)),
+      paid: delivery.charged.length > 0,
+    },
+    now,
+  );
 }
