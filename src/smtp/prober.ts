@@ -1,184 +1,25 @@
-import { isIP } from 'node:net';
-import { z } from 'zod';
 import { domainOf, isValidEmailSyntax, normalizeEmail, toAsciiDomain } from '../domain/email.ts';
-import { formatReply } from '../domain/smtp-reply.ts';
-import type { AddressFinding, CatchAllVerdict, DomainProbeContext, DomainProbeResult } from './domain-probe.ts';
+import type { DomainProbeContext, DomainProbeResult } from './domain-probe.ts';
 import { DomainProbe } from './domain-probe.ts';
-import type { MxLookup } from './dns.ts';
 import { MxResolver } from './dns.ts';
-import { ENVIRONMENT_REASONS } from './environment.ts';
-import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
-import { describeFlags, emailFlags } from './flags.ts';
+import { DomainMismatchError } from './errors.ts';
+import { emailFlags } from './flags.ts';
 import { FairSlots } from './fair-slots.ts';
 import { HostChannel } from './host-channel.ts';
 import { MailboxHosts } from './mailbox-hosts.ts';
 import type { MailboxHost } from '../domain/catch-all.ts';
-import {
-  type MxProvider,
-  type ProviderLimits,
-  providerOfHost,
-  providerOverridesSchema,
-  providerProxies,
-  providerTable,
-} from '../domain/mx-provider.ts';
-import { type SocksProxy, socksProxyOf, socksUrlListSchema } from '../domain/socks-proxy.ts';
+import { type MxProvider, type ProviderLimits, providerOfHost, providerProxies, providerTable } from '../domain/mx-provider.ts';
+import { type SocksProxy, socksProxyOf } from '../domain/socks-proxy.ts';
 import { EgressEnvironments } from './environment.ts';
 import { EgressQuarantine, quarantineKey } from './egress-quarantine.ts';
 import { EGRESS_HEALTH_CODES, EgressHealth, type DnsblAnswer, publicIpOf } from './egress-health.ts';
-import type { SharedBudget } from './shared-budget.ts';
-import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
+import { type ParsedOptions, parseProberOptions } from './prober-options.ts';
+import type { DomainOutcome, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
+import { type Entry, REASONS, dnsVerdict, outcome, outcomeAfterProbe, outcomeOfFinding, withMailbox } from './verdicts.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 export { domainOf, normalizeEmail, isValidEmailSyntax } from '../domain/email.ts';
 export { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
-
-function isDnsServer(entry: string): boolean {
-  if (isIP(entry) !== 0) return true;
-  const match = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(entry) ?? /^([0-9.]+):(\d{1,5})$/.exec(entry);
-  if (!match) return false;
-  const port = Number(match[2]);
-  return isIP(match[1] ?? '') !== 0 && port >= 1 && port <= 65535;
-}
-
-const optionsSchema = z.object({
-  helo: z.string().min(1).regex(/^\S+$/, 'must be one word'),
-  from: z.string().regex(/^[^\s<>@]+@[^\s<>@]+$/, 'must be an address'),
-  port: z.number().int().min(1).max(65535),
-  timeoutMs: z.number().int().positive(),
-  concurrency: z.number().int().positive(),
-  perHost: z.number().int().positive(),
-  dnsServers: z.array(z.string().refine(isDnsServer, 'expected ip, ip:port or [ipv6]:port')).optional(),
-  greylistDelayMs: z.number().int().nonnegative().default(5000),
-  greylistAttempts: z.number().int().positive().default(3),
-  maxReconnects: z.number().int().nonnegative().default(3),
-  maxRejectsPerSession: z.number().int().positive().default(8),
-  rcptPerTransaction: z.number().int().positive().default(100),
-  providerLimits: providerOverridesSchema.default({}),
-  proxy: socksUrlListSchema.optional(),
-  sourceAddresses: z.array(z.string().refine((ip) => isIP(ip) !== 0, 'expected an IP address')).default([]),
-  budget: z.custom<SharedBudget>().optional(),
-  canaryDomains: z.array(z.string().min(1)).default([]),
-  egressQuarantineMs: z.number().int().positive().default(3_600_000),
-  egressPublicIps: z.record(z.string(), z.string().refine((ip) => isIP(ip) === 4, 'expected an IPv4 address')).default({}),
-  dnsblZones: z.array(z.string().min(1)).default([]),
-  egressCheckIntervalMs: z.number().int().positive().default(6 * 3_600_000),
-});
-type ParsedOptions = z.infer<typeof optionsSchema>;
-
-/** One input address as the prober handles it. */
-interface Entry {
-  email: string;
-  flags: EmailFlags;
-  /** Address as sent in RCPT TO (normalized), null when its syntax is invalid. */
-  address: string | null;
-}
-
-/** The reason of a candidate the finder's in-turn probe never asked (an earlier one was Valid, or the session ended). */
-export const NOT_ASKED = 'not asked';
-
-const REASONS = {
-  syntax: 'invalid address syntax',
-  noMailHost: 'no MX or A record',
-  nullMx: 'null MX (RFC 7505): the domain accepts no mail',
-  resolverUnreliable: `${ENVIRONMENT_REASONS.resolverUnreliable}: no MX or A record, says a resolver that denies well-known mail domains too`,
-  egressBlocked: (port: number) => `${ENVIRONMENT_REASONS.egressBlocked}: port ${port} reaches no mail server from this worker`,
-} as const;
-
-function outcome(
-  entry: Entry,
-  result: EmailResult,
-  source: ProbeOutcome['source'],
-  reason: string,
-  mxHost: string | null,
-  /** The provider of the host SMTP was attempted with; null when none was. */
-  mxProvider: MxProvider | null = null,
-  evidence: Evidence = NO_EVIDENCE,
-): ProbeOutcome {
-  const provider = mxHost ? providerOfHost(mxHost) : mxProvider;
-  return {
-    email: entry.email,
-    result,
-    source,
-    reason: reason + describeFlags(entry.flags),
-    mxHost,
-    mxProvider: provider,
-    // Who hosts the mailboxes is the domain's, set on the SMTP path (withMailbox); none without SMTP.
-    mailboxProvider: null,
-    mailboxProviderSignals: [],
-    ...evidence,
-    flags: entry.flags,
-  };
-}
-
-type Evidence = Pick<ProbeOutcome, 'smtpCode' | 'enhancedCode' | 'attempts' | 'transcript'>;
-const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0, transcript: [] };
-
-/** What a finding proves: its reply's codes and the attempts behind it (a failure was one attempt at least). */
-function evidenceOf(finding: AddressFinding): Evidence {
-  const transcript = finding.transcript ?? [];
-  if (finding.kind === 'failure')
-    return { smtpCode: finding.reply?.code ?? null, enhancedCode: finding.reply?.enhanced ?? null, attempts: 1, transcript };
-  return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts, transcript };
-}
-
-function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxProvider): ProbeOutcome {
-  const evidence = evidenceOf(finding);
-  if (finding.kind === 'failure')
-    return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host, provider, evidence);
-  const reply = formatReply(finding.reply);
-  switch (finding.class) {
-    case 'accepted':
-      return outcome(entry, 'Valid', 'smtp', reply, finding.host, provider, evidence);
-    case 'mailbox-unknown':
-      return outcome(entry, 'Invalid', 'smtp', reply, finding.host, provider, evidence);
-    case 'temporary':
-      return {
-        ...outcome(entry, 'Unknown', 'smtp', `${reply} (still deferred after ${finding.attempts} attempts)`, finding.host, provider, evidence),
-        deferral: { attempts: finding.attempts, reply },
-      };
-    default:
-      return outcome(entry, 'Unknown', 'smtp', reply, finding.host, provider, evidence);
-  }
-}
-
-/**
- * A catch-all verdict is decided by an accepting RCPT: the address's own 250 when it was answered, else the random
- * address's, whose attempt then counts among the address's (it was made to judge this address too).
- */
-function catchAllEvidence(verdict: CatchAllVerdict, finding: AddressFinding | undefined): Evidence {
-  const own = finding ? evidenceOf(finding) : NO_EVIDENCE;
-  if (finding?.kind === 'reply' || !verdict.reply) return own;
-  return {
-    smtpCode: verdict.reply.code,
-    enhancedCode: verdict.reply.enhanced,
-    attempts: own.attempts + 1,
-    transcript: verdict.attempt ? [...own.transcript, verdict.attempt] : own.transcript,
-  };
-}
-
-function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxProvider, finding: AddressFinding | undefined): ProbeOutcome {
-  return outcome(
-    entry,
-    'Catch-All',
-    'smtp',
-    `catch-all: a random address was accepted (${verdict.reason})`,
-    verdict.host,
-    provider,
-    catchAllEvidence(verdict, finding),
-  );
-}
-
-/** The verdict DNS alone gives when the domain has no usable mail host. */
-function dnsVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>): { result: EmailResult; reason: string } {
-  switch (lookup.kind) {
-    case 'null-mx':
-      return { result: 'Invalid', reason: REASONS.nullMx };
-    case 'no-mail-host':
-      return { result: 'Invalid', reason: REASONS.noMailHost };
-    case 'dns-error':
-      return { result: 'Unknown', reason: lookup.reason };
-  }
-}
 
 /** One way out to the MX hosts: a SOCKS5 proxy, a local source address, or the system's choice (`direct`). */
 export interface Egress {
@@ -231,13 +72,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   });
 }
 
-/** The SMTP path's outcome with the domain's mailbox host in place of the MX provider's default. */
-const withMailbox = (value: ProbeOutcome, host: MailboxHost): ProbeOutcome => ({
-  ...value,
-  mailboxProvider: host.provider,
-  mailboxProviderSignals: [...host.signals],
-});
-
 /**
  * Email verification by SMTP dialogue. One instance serves a whole worker process: its connection
  * limits (`concurrency` overall, shared round-robin between owners; per MX host by its provider's
@@ -259,24 +93,18 @@ export class SmtpProber {
   readonly #healthChecked: Promise<void>;
 
   constructor(options: SmtpProberOptions) {
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-        .join('; ');
-      throw new SmtpProberConfigError(`invalid SMTP prober options: ${issues}`);
-    }
-    this.#options = parsed.data;
-    this.#slots = new FairSlots(parsed.data.concurrency);
+    const parsed = parseProberOptions(options);
+    this.#options = parsed;
+    this.#slots = new FairSlots(parsed.concurrency);
     this.#providers = providerTable(
-      parsed.data.perHost,
-      parsed.data.providerLimits,
-      parsed.data.maxRejectsPerSession,
+      parsed.perHost,
+      parsed.providerLimits,
+      parsed.maxRejectsPerSession,
     );
-    const urls = providerProxies(parsed.data.providerLimits, parsed.data.proxy);
+    const urls = providerProxies(parsed.providerLimits, parsed.proxy);
     const direct: Egress[] =
-      parsed.data.sourceAddresses.length > 0
-        ? parsed.data.sourceAddresses.map((ip) => ({ name: ip, proxy: null, localAddress: ip }))
+      parsed.sourceAddresses.length > 0
+        ? parsed.sourceAddresses.map((ip) => ({ name: ip, proxy: null, localAddress: ip }))
         : [{ name: 'direct', proxy: null }];
     this.#egresses = {} as Record<MxProvider, readonly Egress[]>;
     for (const [provider, list] of Object.entries(urls) as [MxProvider, readonly string[]][]) {
@@ -284,8 +112,8 @@ export class SmtpProber {
       this.#egresses[provider] = proxies.length > 0 ? proxies.map((proxy) => ({ name: proxy.redacted, proxy })) : direct;
     }
     this.#dns = new MxResolver({
-      timeoutMs: parsed.data.timeoutMs,
-      ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
+      timeoutMs: parsed.timeoutMs,
+      ...(parsed.dnsServers ? { servers: parsed.dnsServers } : {}),
     });
     this.#mailboxHosts = new MailboxHosts(this.#dns, MAILBOX_HOSTS);
     const all = new Map<string, Egress>();
@@ -294,21 +122,21 @@ export class SmtpProber {
       ...egress,
       carries: (host: string) => this.egressesOf(host).some((e) => e.name === egress.name),
     }));
-    this.#quarantine = new EgressQuarantine(parsed.data.egressQuarantineMs);
+    this.#quarantine = new EgressQuarantine(parsed.egressQuarantineMs);
     this.#health = new EgressHealth(
-      [...all.values()].map((egress) => ({ id: egress.name, publicIp: publicIpOf(egress, parsed.data.egressPublicIps) })),
+      [...all.values()].map((egress) => ({ id: egress.name, publicIp: publicIpOf(egress, parsed.egressPublicIps) })),
       {
-        zones: parsed.data.dnsblZones,
-        helo: parsed.data.helo,
-        intervalMs: parsed.data.egressCheckIntervalMs,
-        timeoutMs: parsed.data.timeoutMs,
-        ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
+        zones: parsed.dnsblZones,
+        helo: parsed.helo,
+        intervalMs: parsed.egressCheckIntervalMs,
+        timeoutMs: parsed.timeoutMs,
+        ...(parsed.dnsServers ? { servers: parsed.dnsServers } : {}),
       },
     );
     this.#healthChecked = this.#health.start().catch(() => undefined);
     this.#environment = new EgressEnvironments(this.#dns, carriers, {
-      canaryDomains: parsed.data.canaryDomains,
-      port: parsed.data.port,
+      canaryDomains: parsed.canaryDomains,
+      port: parsed.port,
     });
   }
 
@@ -546,10 +374,7 @@ export class SmtpProber {
       result = await probe.run([...indicesByAddress.keys()]);
       for (const address of indicesByAddress.keys()) {
         const finding = result.findings.get(address);
-        if (result.catchAll.value === true)
-          settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
-        else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
-        else settleAddress(address, (entry) => outcome(entry, 'Unknown', 'smtp', NOT_ASKED, null, provider));
+        settleAddress(address, (entry) => outcomeAfterProbe(entry, result.catchAll, finding, provider));
       }
       release(await untilAborted(mailboxLookup, signal));
     } catch (error) {
