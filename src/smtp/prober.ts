@@ -1,7 +1,7 @@
 import { domainOf, isValidEmailSyntax, normalizeEmail, toAsciiDomain } from '../domain/email.ts';
 import type { DomainProbeContext, DomainProbeResult } from './domain-probe.ts';
 import { DomainProbe } from './domain-probe.ts';
-import { MxResolver } from './dns.ts';
+import { type MxHost, MxResolver } from './dns.ts';
 import { DomainMismatchError } from './errors.ts';
 import { emailFlags } from './flags.ts';
 import { FairSlots } from './fair-slots.ts';
@@ -10,12 +10,13 @@ import { MailboxHosts } from './mailbox-hosts.ts';
 import type { MailboxHost } from '../domain/catch-all.ts';
 import { type MxProvider, type ProviderLimits, providerOfHost, providerProxies, providerTable } from '../domain/mx-provider.ts';
 import { type SocksProxy, socksProxyOf } from '../domain/socks-proxy.ts';
-import { EgressEnvironments } from './environment.ts';
+import { EgressEnvironments, type EnvironmentState } from './environment.ts';
 import { EgressQuarantine, quarantineKey } from './egress-quarantine.ts';
 import { EGRESS_HEALTH_CODES, EgressHealth, type DnsblAnswer, publicIpOf } from './egress-health.ts';
 import { type ParsedOptions, parseProberOptions } from './prober-options.ts';
 import type { DomainOutcome, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
-import { type Entry, REASONS, dnsVerdict, outcome, outcomeAfterProbe, outcomeOfFinding, withMailbox } from './verdicts.ts';
+import { type Entry, REASONS, dnsOnlyVerdict, dnsVerdict, outcome, outcomeAfterProbe, outcomeOfFinding } from './verdicts.ts';
+import { DomainOutcomes, MailboxWait } from './domain-outcomes.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 export { domainOf, normalizeEmail, isValidEmailSyntax } from '../domain/email.ts';
@@ -70,6 +71,24 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
       },
     );
   });
+}
+
+/** How `probeDomain` asks a domain's addresses. */
+export interface ProbeDomainOptions {
+  signal?: AbortSignal;
+  onResult?: (outcome: ProbeOutcome) => void;
+  owner?: string;
+  /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
+  attempts?: number;
+  /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
+  catchAllSeed?: string;
+  /**
+   * The email finder's way (CONTRACT §14): the addresses are candidates for one mailbox, asked in their order in
+   * one transaction, none after the first Valid; those never asked come back Unknown with `NOT_ASKED`, 0 attempts.
+   */
+  inTurn?: boolean;
+  /** The domain is known (cached) not to accept every address: no catch-all check is asked. */
+  knownNotCatchAll?: boolean;
 }
 
 /**
@@ -254,135 +273,67 @@ export class SmtpProber {
    * addresses probed over as few sessions as possible. Outcomes come back in input order;
    * `onResult` sees each one as soon as it is final. Rejects with the signal's reason on abort.
    */
-  async probeDomain(
-    domain: string,
-    emails: readonly string[],
-    options: {
-      signal?: AbortSignal;
-      onResult?: (outcome: ProbeOutcome) => void;
-      owner?: string;
-      /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
-      attempts?: number;
-      /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
-      catchAllSeed?: string;
-      /**
-       * The email finder's way (CONTRACT §14): the addresses are candidates for one mailbox, asked in their order in
-       * one transaction, none after the first Valid; those never asked come back Unknown with `NOT_ASKED`, 0 attempts.
-       */
-      inTurn?: boolean;
-      /** The domain is known (cached) not to accept every address: no catch-all check is asked. */
-      knownNotCatchAll?: boolean;
-    } = {},
-  ): Promise<DomainOutcome> {
-    const { signal, onResult } = options;
+  async probeDomain(domain: string, emails: readonly string[], options: ProbeDomainOptions = {}): Promise<DomainOutcome> {
+    const { signal } = options;
     signal?.throwIfAborted();
     const asciiDomain = toAsciiDomain(domain.trim());
-    const entries = this.#entries(asciiDomain, emails);
-    const outcomes: (ProbeOutcome | undefined)[] = entries.map(() => undefined);
-    const settle = (index: number, value: ProbeOutcome): void => {
-      outcomes[index] = value;
-      onResult?.(value);
-    };
-    const done = (isCatchAll: boolean | null, mxHost: string | null): DomainOutcome => ({
-      domain: asciiDomain,
-      isCatchAll,
-      mxHost,
-      outcomes: outcomes.map((value, index) => {
-        // Every path above settles every entry; a gap is a bug, not a verdict.
-        if (value === undefined) throw new Error(`no outcome for ${String(emails[index])}`);
-        return value;
-      }),
-    });
-
-    // Indices of the entries behind each distinct address (addresses compare case-insensitively).
-    const indicesByAddress = new Map<string, number[]>();
-    const addressByKey = new Map<string, string>();
-    entries.forEach((entry, index) => {
-      if (entry.address === null)
-        return settle(index, outcome(entry, 'Invalid', 'precheck', REASONS.syntax, null));
-      const key = entry.address.toLowerCase();
-      const address = addressByKey.get(key) ?? entry.address;
-      addressByKey.set(key, address);
-      indicesByAddress.set(address, [...(indicesByAddress.get(address) ?? []), index]);
-    });
-    if (indicesByAddress.size === 0) return done(null, null);
-
+    const outcomes = new DomainOutcomes(asciiDomain, emails, this.#entries(asciiDomain, emails), options.onResult);
+    if (outcomes.addresses.length === 0) return outcomes.done(null, null);
     const [lookup, environment] = await Promise.all([this.#dns.lookupMx(asciiDomain), this.#environment.current(), this.#healthChecked]);
     signal?.throwIfAborted();
-    const settleAll = (result: EmailResult, reason: string) => {
-      for (const indices of indicesByAddress.values())
-        for (const index of indices) settle(index, outcome(entries[index] as Entry, result, 'precheck', reason, null));
-    };
-    if (lookup.kind === 'no-mail-host' && environment.dns === 'unreliable') {
-      settleAll('Unknown', REASONS.resolverUnreliable);
-      return done(null, null);
-    }
-    if (lookup.kind === 'mx' && environment.smtp === 'blocked') {
-      settleAll('Unknown', REASONS.egressBlocked(this.#options.port));
-      return done(null, null);
-    }
-    const listed = lookup.kind === 'mx' ? this.#everyEgressListed(lookup.hosts[0]?.host ?? '') : null;
-    if (listed) {
-      settleAll('Unknown', listed);
-      return done(null, null);
-    }
-    if (lookup.kind !== 'mx') {
-      const verdict = dnsVerdict(lookup);
-      for (const indices of indicesByAddress.values()) {
-        for (const index of indices)
-          settle(index, outcome(entries[index] as Entry, verdict.result, 'precheck', verdict.reason, null));
-      }
-      return done(null, null);
-    }
+    if (lookup.kind !== 'mx') return outcomes.settleAll(dnsOnlyVerdict(lookup, environment.dns));
+    const unreachable = this.#unreachable(lookup.hosts, environment);
+    if (unreachable) return outcomes.settleAll(unreachable);
+    return this.#probeMxHosts(asciiDomain, lookup.hosts, outcomes, options);
+  }
 
-    const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
-    // Who hosts the mailboxes is looked up (for a gateway) while the session runs; an outcome final before the
-    // answer waits for it, which the lookup, shorter than a session's first round trips, rarely makes it do.
-    const mailboxLookup = this.#mailboxHosts.of(asciiDomain, provider);
-    let mailbox: MailboxHost | null = null;
-    let abandoned = false;
-    const held: Array<(host: MailboxHost) => void> = [];
-    const release = (host: MailboxHost): void => {
-      mailbox = host;
-      if (!abandoned) for (const emit of held.splice(0)) emit(host);
-    };
-    void mailboxLookup.then(release);
-    // Indices given their outcome (settled now, or held for the mailbox host), so none is settled twice.
-    const claimed = new Set<number>();
-    const settleAddress = (address: string, make: (entry: Entry) => ProbeOutcome): void => {
-      for (const index of indicesByAddress.get(address) ?? []) {
-        if (outcomes[index] !== undefined || claimed.has(index)) continue;
-        claimed.add(index);
-        const emit = (host: MailboxHost) => settle(index, withMailbox(make(entries[index] as Entry), host));
-        if (mailbox) emit(mailbox);
-        else held.push(emit);
-      }
-    };
-    const probe = new DomainProbe(
-      {
-        ...this.#context(signal, options.owner ?? 'default', options.attempts),
-        ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
-        ...(options.inTurn ? { inTurn: true } : {}),
-        ...(options.knownNotCatchAll ? { knownNotCatchAll: true } : {}),
-      },
-      asciiDomain,
-      lookup.hosts,
-      (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
+  /** Why no MX host can be asked from this worker (port 25 blocked, every egress listed), else null. */
+  #unreachable(hosts: readonly MxHost[], environment: EnvironmentState): { result: EmailResult; reason: string } | null {
+    if (environment.smtp === 'blocked') return { result: 'Unknown', reason: REASONS.egressBlocked(this.#options.port) };
+    const listed = this.#everyEgressListed(hosts[0]?.host ?? '');
+    return listed ? { result: 'Unknown', reason: listed } : null;
+  }
+
+  /** The SMTP dialogue with the domain's MX hosts: each address settled as soon as it is final, the rest once it ends. */
+  async #probeMxHosts(
+    domain: string,
+    hosts: readonly MxHost[],
+    outcomes: DomainOutcomes,
+    options: ProbeDomainOptions,
+  ): Promise<DomainOutcome> {
+    const provider = providerOfHost(hosts[0]?.host ?? '');
+    const mailboxLookup = this.#mailboxHosts.of(domain, provider);
+    const mailbox = new MailboxWait(mailboxLookup);
+    const probe = new DomainProbe(this.#probeContext(options), domain, hosts, (address, finding) =>
+      outcomes.settleAddress(address, mailbox, (entry) => outcomeOfFinding(entry, finding, provider)),
     );
     let result: DomainProbeResult;
     try {
-      result = await probe.run([...indicesByAddress.keys()]);
-      for (const address of indicesByAddress.keys()) {
+      result = await probe.run(outcomes.addresses);
+      for (const address of outcomes.addresses) {
         const finding = result.findings.get(address);
-        settleAddress(address, (entry) => outcomeAfterProbe(entry, result.catchAll, finding, provider));
+        outcomes.settleAddress(address, mailbox, (entry) => outcomeAfterProbe(entry, result.catchAll, finding, provider));
       }
-      release(await untilAborted(mailboxLookup, signal));
+      mailbox.release(await untilAborted(mailboxLookup, options.signal));
     } catch (error) {
-      // An aborted probe hands nothing more to its caller.
-      abandoned = true;
+      mailbox.abandon();
       throw error;
     }
-    return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
+    return outcomes.done(result.catchAll.value, result.lastHost ?? hosts[0]?.host ?? null);
+  }
+
+  #probeContext(options: ProbeDomainOptions): DomainProbeContext {
+    const o = this.#options;
+    return {
+      greylistDelayMs: o.greylistDelayMs,
+      greylistAttempts: options.attempts ?? o.greylistAttempts,
+      channel: (host) => this.#channel(host),
+      owner: options.owner ?? 'default',
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
+      ...(options.inTurn ? { inTurn: true } : {}),
+      ...(options.knownNotCatchAll ? { knownNotCatchAll: true } : {}),
+    };
   }
 
   /**
@@ -428,16 +379,5 @@ export class SmtpProber {
       if (valid && domainOf(normalized) !== domain) throw new DomainMismatchError(email, domain);
       return { email, flags: emailFlags(normalized), address: valid ? normalized : null };
     });
-  }
-
-  #context(signal: AbortSignal | undefined, owner: string, attempts?: number): DomainProbeContext {
-    const o = this.#options;
-    return {
-      greylistDelayMs: o.greylistDelayMs,
-      greylistAttempts: attempts ?? o.greylistAttempts,
-      channel: (host) => this.#channel(host),
-      owner,
-      ...(signal ? { signal } : {}),
-    };
   }
 }

@@ -3,7 +3,7 @@ import type { MailboxHost } from '../domain/catch-all.ts';
 import { type MxProvider, providerOfHost } from '../domain/mx-provider.ts';
 import type { AddressFinding, CatchAllVerdict } from './domain-probe.ts';
 import type { MxLookup } from './dns.ts';
-import { ENVIRONMENT_REASONS } from './environment.ts';
+import { type DnsHealth, ENVIRONMENT_REASONS } from './environment.ts';
 import { describeFlags } from './flags.ts';
 import type { EmailFlags, EmailResult, ProbeOutcome } from './types.ts';
 
@@ -120,6 +120,12 @@ export function dnsVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>): { result:
     case 'dns-error':
       return { result: 'Unknown', reason: lookup.reason };
   }
+}
+
+/** The verdict without a mail host: DNS's own, unless the resolver denies well-known mail domains too. */
+export function dnsOnlyVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>, dns: DnsHealth): { result: EmailResult; reason: string } {
+  if (lookup.kind === 'no-mail-host' && dns === 'unreliable') return { result: 'Unknown', reason: REASONS.resolverUnreliable };
+  return dnsVerdict(lookup);
 }
 
 /** The SMTP path's outcome with the domain's mailbox host in place of the MX provider's default. */
