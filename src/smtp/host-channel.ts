@@ -84,6 +84,25 @@ interface RejectBudget {
 /** A transaction's end: the session may go on, or must close (the reason, for addresses given up). */
 type SessionEnd = { drained: true } | { drained: false; reason: string };
 
+/** One transaction's addresses and how far it got. */
+interface Transaction {
+  session: SmtpSession;
+  /** The addresses taken from the queue; an in-turn sequence's next one joins once the one before it is answered. */
+  batch: Item[];
+  /** How many of `batch` are answered (they are answered in order). */
+  settled: number;
+  /** Rejected RCPTs of this transaction, not yet counted in `budget`. */
+  rejects: number;
+  budget: RejectBudget;
+  onAnswer: () => void;
+}
+
+/** Why a window stopped being read: a reply that ends the session, and the one that refused the egress, if any. */
+interface Halt {
+  stop: string | null;
+  blocked: SmtpReply | null;
+}
+
 /**
  * Every address any caller wants asked of one MX host, whatever its domain, and the sessions that
  * ask them: up to the host's pacing allowance, RCPTs of several domains in one transaction, in
@@ -407,107 +426,131 @@ export class HostChannel {
     this.#pump();
     const batch = this.#queue.take(shareOf(this.#queue.waiting, this.#sessions, this.#ctx.batchSize));
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
-    let settled = 0;
-    const host = this.host;
+    const tx: Transaction = { session, batch, settled: 0, rejects: 0, budget, onAnswer };
     try {
-      // With PIPELINING, MAIL FROM goes out with the first window: one round trip less per transaction.
-      const pipelining = session.pipelining && !this.#withoutPipelining;
-      const mailInWindow = pipelining;
-      if (!mailInWindow) {
-        const mail = await session.mailFrom(this.#ctx.from);
-        if (!isPositive(mail)) return this.#senderRefused(session, mail, batch, true);
-      }
-      let rejects = 0;
-      let mailSent = !mailInWindow;
-      const window = pipelining ? this.pacing.limits.window : 1;
-      while (settled < batch.length) {
-        const left = budget.limit - budget.rejects - rejects;
-        const chunk = batch.slice(settled, settled + Math.max(1, Math.min(window, left)));
-        let stop: string | null = null;
-        let blocked: SmtpReply | null = null;
-        let last = Date.now();
-        try {
-          const mail = await session.rcptWindow(
-            chunk.map((item) => item.address),
-            (k, reply, attempt) => {
-              if (stop !== null) return false;
-              const now = Date.now();
-              const delay = now - last;
-              const tarpit = this.pacing.replied(delay, now);
-              last = now;
-              if (this.#blamesEgress(reply)) {
-                blocked = reply;
-                stop = formatReply(reply);
-                return false;
-              }
-              const klass = classifyRcptReply(reply);
-              rcptReplies.inc({ result: klass, mx_provider: this.provider });
-              if (klass === 'too-many-recipients' || klass === 'closing') {
-                if (isThrottle(reply)) this.pacing.throttled();
-                // A host that hangs up on a session past the budget punishes rejections.
-                if (klass === 'closing' && budget.rejects + rejects > this.pacing.limits.rejectsPerSession)
-                  this.pacing.punishesRejections();
-                stop = formatReply(reply);
-                return false;
-              }
-              if (klass === 'temporary' && isThrottle(reply)) this.pacing.throttled();
-              if (REJECTED.has(klass)) {
-                rejects += 1;
-                this.pacing.rejectionsAnswered(budget.rejects + rejects);
-                if (this.pacing.patience === 'patient') budget.limit = Number.POSITIVE_INFINITY;
-              }
-              const item = chunk[k];
-              item?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host, attempt });
-              const next = item?.follow?.();
-              if (next) batch.push(next);
-              settled += 1;
-              onAnswer();
-              // Waiting out the rest of a tarpit's window would cost what ending the session saves.
-              if (tarpit) stop = `${host} slowed down (${delay} ms for a reply)`;
-              return stop === null;
-            },
-            mailSent ? undefined : this.#ctx.from,
-          );
-          mailSent = true;
-          // The window's RCPTs were never judged: the session ends (their replies are unread).
-          if (mail && !isPositive(mail)) return this.#senderRefused(session, mail, batch, false);
-        } catch (error) {
-          // A 421 closes the connection: the replies after it never come, which is expected.
-          if (stop === null || !(error instanceof SmtpConnectionError)) throw error;
-        }
-        if (blocked) {
-          this.#egressBlocked(blocked, batch.slice(settled));
-          return { drained: false, reason: formatReply(blocked) };
-        }
-        if (stop !== null) {
-          budget.rejects += rejects;
-          this.#queue.requeue(batch.slice(settled));
-          return { drained: false, reason: stop };
-        }
-        if (budget.rejects + rejects >= budget.limit) {
-          budget.rejects += rejects;
-          this.#queue.requeue(batch.slice(settled));
-          return { drained: false, reason: 'rejection budget of the session spent' };
-        }
-      }
-      budget.rejects += rejects;
-      return { drained: true };
+      return await this.#askBatch(tx);
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) throw error;
-      // A host that breaks off a pipelined window without a single reply is asked one command at a
-      // time from now on: some servers mishandle PIPELINING they advertise.
-      if (settled === 0 && session.pipelining) this.#withoutPipelining = true;
-      const rest = batch.slice(settled);
-      // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
-      const silent = error instanceof SmtpTimeoutError && error.stage === 'RCPT' ? rest.shift() : undefined;
-      if (silent) {
-        silent.resolve({ kind: 'failure', reason: error.message, host, attempt: session.attempt(silent.address) });
-      } else if (!(error instanceof SmtpTimeoutError) && !(error instanceof SmtpLeaseLostError)) {
-        this.pacing.throttled();
-      }
-      this.#queue.requeue(rest);
-      return { drained: false, reason: error.message };
+      return this.#transactionBroken(tx, error);
     }
+  }
+
+  /** MAIL FROM, then the batch's RCPTs window by window until all are answered or the session must end. */
+  async #askBatch(tx: Transaction): Promise<SessionEnd> {
+    // With PIPELINING, MAIL FROM goes out with the first window: one round trip less per transaction.
+    const pipelining = tx.session.pipelining && !this.#withoutPipelining;
+    if (!pipelining) {
+      const mail = await tx.session.mailFrom(this.#ctx.from);
+      if (!isPositive(mail)) return this.#senderRefused(tx.session, mail, tx.batch, true);
+    }
+    let mailSent = !pipelining;
+    const window = pipelining ? this.pacing.limits.window : 1;
+    while (tx.settled < tx.batch.length) {
+      const end = await this.#askWindow(tx, window, mailSent);
+      mailSent = true;
+      if (end) return end;
+    }
+    tx.budget.rejects += tx.rejects;
+    return { drained: true };
+  }
+
+  /** One window of RCPTs (with MAIL FROM when not sent yet); the session's end, or null when it goes on. */
+  async #askWindow(tx: Transaction, window: number, mailSent: boolean): Promise<SessionEnd | null> {
+    const left = tx.budget.limit - tx.budget.rejects - tx.rejects;
+    const chunk = tx.batch.slice(tx.settled, tx.settled + Math.max(1, Math.min(window, left)));
+    const halt: Halt = { stop: null, blocked: null };
+    let last = Date.now();
+    try {
+      const mail = await tx.session.rcptWindow(
+        chunk.map((item) => item.address),
+        (k, reply, attempt) => {
+          if (halt.stop !== null) return false;
+          const now = Date.now();
+          const delay = now - last;
+          const tarpit = this.pacing.replied(delay, now);
+          last = now;
+          if (!this.#rcptAnswered(tx, halt, chunk[k], reply, attempt)) return false;
+          // Waiting out the rest of a tarpit's window would cost what ending the session saves.
+          if (tarpit) halt.stop = `${this.host} slowed down (${delay} ms for a reply)`;
+          return halt.stop === null;
+        },
+        mailSent ? undefined : this.#ctx.from,
+      );
+      // The window's RCPTs were never judged: the session ends (their replies are unread).
+      if (mail && !isPositive(mail)) return this.#senderRefused(tx.session, mail, tx.batch, false);
+    } catch (error) {
+      // A 421 closes the connection: the replies after it never come, which is expected.
+      if (halt.stop === null || !(error instanceof SmtpConnectionError)) throw error;
+    }
+    return this.#windowEnd(tx, halt);
+  }
+
+  /**
+   * One RCPT's reply: the address answered (true), or the reply ends the session before it (false, `halt` says
+   * why): a refusal of the egress, a host closing or out of room for recipients.
+   */
+  #rcptAnswered(tx: Transaction, halt: Halt, item: Item | undefined, reply: SmtpReply, attempt: AttemptTranscript): boolean {
+    if (this.#blamesEgress(reply)) {
+      halt.blocked = reply;
+      halt.stop = formatReply(reply);
+      return false;
+    }
+    const klass = classifyRcptReply(reply);
+    rcptReplies.inc({ result: klass, mx_provider: this.provider });
+    if (klass === 'too-many-recipients' || klass === 'closing') {
+      if (isThrottle(reply)) this.pacing.throttled();
+      // A host that hangs up on a session past the budget punishes rejections.
+      if (klass === 'closing' && tx.budget.rejects + tx.rejects > this.pacing.limits.rejectsPerSession)
+        this.pacing.punishesRejections();
+      halt.stop = formatReply(reply);
+      return false;
+    }
+    if (klass === 'temporary' && isThrottle(reply)) this.pacing.throttled();
+    if (REJECTED.has(klass)) {
+      tx.rejects += 1;
+      this.pacing.rejectionsAnswered(tx.budget.rejects + tx.rejects);
+      if (this.pacing.patience === 'patient') tx.budget.limit = Number.POSITIVE_INFINITY;
+    }
+    item?.resolve({ kind: 'reply', reply, klass, stage: 'RCPT', host: this.host, attempt });
+    const next = item?.follow?.();
+    if (next) tx.batch.push(next);
+    tx.settled += 1;
+    tx.onAnswer();
+    return true;
+  }
+
+  /** After a window: the session's end (the egress refused, a stop, the rejection budget spent), or null to go on. */
+  #windowEnd(tx: Transaction, halt: Halt): SessionEnd | null {
+    if (halt.blocked) {
+      this.#egressBlocked(halt.blocked, tx.batch.slice(tx.settled));
+      return { drained: false, reason: formatReply(halt.blocked) };
+    }
+    if (halt.stop !== null) return this.#requeueRest(tx, halt.stop);
+    if (tx.budget.rejects + tx.rejects >= tx.budget.limit) return this.#requeueRest(tx, 'rejection budget of the session spent');
+    return null;
+  }
+
+  #requeueRest(tx: Transaction, reason: string): SessionEnd {
+    tx.budget.rejects += tx.rejects;
+    this.#queue.requeue(tx.batch.slice(tx.settled));
+    return { drained: false, reason };
+  }
+
+  /** The connection broke mid-transaction: the addresses not answered go back to the queue (but a silent one). */
+  #transactionBroken(tx: Transaction, error: SmtpConnectionError): SessionEnd {
+    // A host that breaks off a pipelined window without a single reply is asked one command at a
+    // time from now on: some servers mishandle PIPELINING they advertise.
+    if (tx.settled === 0 && tx.session.pipelining) this.#withoutPipelining = true;
+    const rest = tx.batch.slice(tx.settled);
+    // A server that sits on a RCPT would sit on it again: that address is settled as a timeout.
+    const silent = error instanceof SmtpTimeoutError && error.stage === 'RCPT' ? rest.shift() : undefined;
+    if (silent) {
+      silent.resolve({ kind: 'failure', reason: error.message, host: this.host, attempt: tx.session.attempt(silent.address) });
+    } else if (!(error instanceof SmtpTimeoutError) && !(error instanceof SmtpLeaseLostError)) {
+      this.pacing.throttled();
+    }
+    this.#queue.requeue(rest);
+    return { drained: false, reason: error.message };
   }
 
   /** MAIL FROM refused: it concerns every address of the transaction alike; a 421 or 452 sends them on. */

@@ -1,184 +1,26 @@
-import { isIP } from 'node:net';
-import { z } from 'zod';
 import { domainOf, isValidEmailSyntax, normalizeEmail, toAsciiDomain } from '../domain/email.ts';
-import { formatReply } from '../domain/smtp-reply.ts';
-import type { AddressFinding, CatchAllVerdict, DomainProbeContext, DomainProbeResult } from './domain-probe.ts';
+import type { DomainProbeContext, DomainProbeResult } from './domain-probe.ts';
 import { DomainProbe } from './domain-probe.ts';
-import type { MxLookup } from './dns.ts';
-import { MxResolver } from './dns.ts';
-import { ENVIRONMENT_REASONS } from './environment.ts';
-import { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
-import { describeFlags, emailFlags } from './flags.ts';
+import { type MxHost, MxResolver } from './dns.ts';
+import { DomainMismatchError } from './errors.ts';
+import { emailFlags } from './flags.ts';
 import { FairSlots } from './fair-slots.ts';
 import { HostChannel } from './host-channel.ts';
 import { MailboxHosts } from './mailbox-hosts.ts';
 import type { MailboxHost } from '../domain/catch-all.ts';
-import {
-  type MxProvider,
-  type ProviderLimits,
-  providerOfHost,
-  providerOverridesSchema,
-  providerProxies,
-  providerTable,
-} from '../domain/mx-provider.ts';
-import { type SocksProxy, socksProxyOf, socksUrlListSchema } from '../domain/socks-proxy.ts';
-import { EgressEnvironments } from './environment.ts';
+import { type MxProvider, type ProviderLimits, providerOfHost, providerProxies, providerTable } from '../domain/mx-provider.ts';
+import { type SocksProxy, socksProxyOf } from '../domain/socks-proxy.ts';
+import { EgressEnvironments, type EnvironmentState } from './environment.ts';
 import { EgressQuarantine, quarantineKey } from './egress-quarantine.ts';
 import { EGRESS_HEALTH_CODES, EgressHealth, type DnsblAnswer, publicIpOf } from './egress-health.ts';
-import type { SharedBudget } from './shared-budget.ts';
-import type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
+import { type ParsedOptions, parseProberOptions } from './prober-options.ts';
+import type { DomainOutcome, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
+import { type Entry, REASONS, dnsOnlyVerdict, dnsVerdict, outcome, outcomeAfterProbe, outcomeOfFinding } from './verdicts.ts';
+import { DomainOutcomes, MailboxWait } from './domain-outcomes.ts';
 
 export type { DomainOutcome, EmailFlags, EmailResult, ProbeOutcome, SmtpProberOptions } from './types.ts';
 export { domainOf, normalizeEmail, isValidEmailSyntax } from '../domain/email.ts';
 export { DomainMismatchError, SmtpProberConfigError } from './errors.ts';
-
-function isDnsServer(entry: string): boolean {
-  if (isIP(entry) !== 0) return true;
-  const match = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(entry) ?? /^([0-9.]+):(\d{1,5})$/.exec(entry);
-  if (!match) return false;
-  const port = Number(match[2]);
-  return isIP(match[1] ?? '') !== 0 && port >= 1 && port <= 65535;
-}
-
-const optionsSchema = z.object({
-  helo: z.string().min(1).regex(/^\S+$/, 'must be one word'),
-  from: z.string().regex(/^[^\s<>@]+@[^\s<>@]+$/, 'must be an address'),
-  port: z.number().int().min(1).max(65535),
-  timeoutMs: z.number().int().positive(),
-  concurrency: z.number().int().positive(),
-  perHost: z.number().int().positive(),
-  dnsServers: z.array(z.string().refine(isDnsServer, 'expected ip, ip:port or [ipv6]:port')).optional(),
-  greylistDelayMs: z.number().int().nonnegative().default(5000),
-  greylistAttempts: z.number().int().positive().default(3),
-  maxReconnects: z.number().int().nonnegative().default(3),
-  maxRejectsPerSession: z.number().int().positive().default(8),
-  rcptPerTransaction: z.number().int().positive().default(100),
-  providerLimits: providerOverridesSchema.default({}),
-  proxy: socksUrlListSchema.optional(),
-  sourceAddresses: z.array(z.string().refine((ip) => isIP(ip) !== 0, 'expected an IP address')).default([]),
-  budget: z.custom<SharedBudget>().optional(),
-  canaryDomains: z.array(z.string().min(1)).default([]),
-  egressQuarantineMs: z.number().int().positive().default(3_600_000),
-  egressPublicIps: z.record(z.string(), z.string().refine((ip) => isIP(ip) === 4, 'expected an IPv4 address')).default({}),
-  dnsblZones: z.array(z.string().min(1)).default([]),
-  egressCheckIntervalMs: z.number().int().positive().default(6 * 3_600_000),
-});
-type ParsedOptions = z.infer<typeof optionsSchema>;
-
-/** One input address as the prober handles it. */
-interface Entry {
-  email: string;
-  flags: EmailFlags;
-  /** Address as sent in RCPT TO (normalized), null when its syntax is invalid. */
-  address: string | null;
-}
-
-/** The reason of a candidate the finder's in-turn probe never asked (an earlier one was Valid, or the session ended). */
-export const NOT_ASKED = 'not asked';
-
-const REASONS = {
-  syntax: 'invalid address syntax',
-  noMailHost: 'no MX or A record',
-  nullMx: 'null MX (RFC 7505): the domain accepts no mail',
-  resolverUnreliable: `${ENVIRONMENT_REASONS.resolverUnreliable}: no MX or A record, says a resolver that denies well-known mail domains too`,
-  egressBlocked: (port: number) => `${ENVIRONMENT_REASONS.egressBlocked}: port ${port} reaches no mail server from this worker`,
-} as const;
-
-function outcome(
-  entry: Entry,
-  result: EmailResult,
-  source: ProbeOutcome['source'],
-  reason: string,
-  mxHost: string | null,
-  /** The provider of the host SMTP was attempted with; null when none was. */
-  mxProvider: MxProvider | null = null,
-  evidence: Evidence = NO_EVIDENCE,
-): ProbeOutcome {
-  const provider = mxHost ? providerOfHost(mxHost) : mxProvider;
-  return {
-    email: entry.email,
-    result,
-    source,
-    reason: reason + describeFlags(entry.flags),
-    mxHost,
-    mxProvider: provider,
-    // Who hosts the mailboxes is the domain's, set on the SMTP path (withMailbox); none without SMTP.
-    mailboxProvider: null,
-    mailboxProviderSignals: [],
-    ...evidence,
-    flags: entry.flags,
-  };
-}
-
-type Evidence = Pick<ProbeOutcome, 'smtpCode' | 'enhancedCode' | 'attempts' | 'transcript'>;
-const NO_EVIDENCE: Evidence = { smtpCode: null, enhancedCode: null, attempts: 0, transcript: [] };
-
-/** What a finding proves: its reply's codes and the attempts behind it (a failure was one attempt at least). */
-function evidenceOf(finding: AddressFinding): Evidence {
-  const transcript = finding.transcript ?? [];
-  if (finding.kind === 'failure')
-    return { smtpCode: finding.reply?.code ?? null, enhancedCode: finding.reply?.enhanced ?? null, attempts: 1, transcript };
-  return { smtpCode: finding.reply.code, enhancedCode: finding.reply.enhanced, attempts: finding.attempts, transcript };
-}
-
-function outcomeOfFinding(entry: Entry, finding: AddressFinding, provider: MxProvider): ProbeOutcome {
-  const evidence = evidenceOf(finding);
-  if (finding.kind === 'failure')
-    return outcome(entry, 'Unknown', 'smtp', finding.reason, finding.host, provider, evidence);
-  const reply = formatReply(finding.reply);
-  switch (finding.class) {
-    case 'accepted':
-      return outcome(entry, 'Valid', 'smtp', reply, finding.host, provider, evidence);
-    case 'mailbox-unknown':
-      return outcome(entry, 'Invalid', 'smtp', reply, finding.host, provider, evidence);
-    case 'temporary':
-      return {
-        ...outcome(entry, 'Unknown', 'smtp', `${reply} (still deferred after ${finding.attempts} attempts)`, finding.host, provider, evidence),
-        deferral: { attempts: finding.attempts, reply },
-      };
-    default:
-      return outcome(entry, 'Unknown', 'smtp', reply, finding.host, provider, evidence);
-  }
-}
-
-/**
- * A catch-all verdict is decided by an accepting RCPT: the address's own 250 when it was answered, else the random
- * address's, whose attempt then counts among the address's (it was made to judge this address too).
- */
-function catchAllEvidence(verdict: CatchAllVerdict, finding: AddressFinding | undefined): Evidence {
-  const own = finding ? evidenceOf(finding) : NO_EVIDENCE;
-  if (finding?.kind === 'reply' || !verdict.reply) return own;
-  return {
-    smtpCode: verdict.reply.code,
-    enhancedCode: verdict.reply.enhanced,
-    attempts: own.attempts + 1,
-    transcript: verdict.attempt ? [...own.transcript, verdict.attempt] : own.transcript,
-  };
-}
-
-function catchAllOutcome(entry: Entry, verdict: CatchAllVerdict, provider: MxProvider, finding: AddressFinding | undefined): ProbeOutcome {
-  return outcome(
-    entry,
-    'Catch-All',
-    'smtp',
-    `catch-all: a random address was accepted (${verdict.reason})`,
-    verdict.host,
-    provider,
-    catchAllEvidence(verdict, finding),
-  );
-}
-
-/** The verdict DNS alone gives when the domain has no usable mail host. */
-function dnsVerdict(lookup: Exclude<MxLookup, { kind: 'mx' }>): { result: EmailResult; reason: string } {
-  switch (lookup.kind) {
-    case 'null-mx':
-      return { result: 'Invalid', reason: REASONS.nullMx };
-    case 'no-mail-host':
-      return { result: 'Invalid', reason: REASONS.noMailHost };
-    case 'dns-error':
-      return { result: 'Unknown', reason: lookup.reason };
-  }
-}
 
 /** One way out to the MX hosts: a SOCKS5 proxy, a local source address, or the system's choice (`direct`). */
 export interface Egress {
@@ -231,12 +73,23 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   });
 }
 
-/** The SMTP path's outcome with the domain's mailbox host in place of the MX provider's default. */
-const withMailbox = (value: ProbeOutcome, host: MailboxHost): ProbeOutcome => ({
-  ...value,
-  mailboxProvider: host.provider,
-  mailboxProviderSignals: [...host.signals],
-});
+/** How `probeDomain` asks a domain's addresses. */
+export interface ProbeDomainOptions {
+  signal?: AbortSignal;
+  onResult?: (outcome: ProbeOutcome) => void;
+  owner?: string;
+  /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
+  attempts?: number;
+  /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
+  catchAllSeed?: string;
+  /**
+   * The email finder's way (CONTRACT §14): the addresses are candidates for one mailbox, asked in their order in
+   * one transaction, none after the first Valid; those never asked come back Unknown with `NOT_ASKED`, 0 attempts.
+   */
+  inTurn?: boolean;
+  /** The domain is known (cached) not to accept every address: no catch-all check is asked. */
+  knownNotCatchAll?: boolean;
+}
 
 /**
  * Email verification by SMTP dialogue. One instance serves a whole worker process: its connection
@@ -259,24 +112,18 @@ export class SmtpProber {
   readonly #healthChecked: Promise<void>;
 
   constructor(options: SmtpProberOptions) {
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-        .join('; ');
-      throw new SmtpProberConfigError(`invalid SMTP prober options: ${issues}`);
-    }
-    this.#options = parsed.data;
-    this.#slots = new FairSlots(parsed.data.concurrency);
+    const parsed = parseProberOptions(options);
+    this.#options = parsed;
+    this.#slots = new FairSlots(parsed.concurrency);
     this.#providers = providerTable(
-      parsed.data.perHost,
-      parsed.data.providerLimits,
-      parsed.data.maxRejectsPerSession,
+      parsed.perHost,
+      parsed.providerLimits,
+      parsed.maxRejectsPerSession,
     );
-    const urls = providerProxies(parsed.data.providerLimits, parsed.data.proxy);
+    const urls = providerProxies(parsed.providerLimits, parsed.proxy);
     const direct: Egress[] =
-      parsed.data.sourceAddresses.length > 0
-        ? parsed.data.sourceAddresses.map((ip) => ({ name: ip, proxy: null, localAddress: ip }))
+      parsed.sourceAddresses.length > 0
+        ? parsed.sourceAddresses.map((ip) => ({ name: ip, proxy: null, localAddress: ip }))
         : [{ name: 'direct', proxy: null }];
     this.#egresses = {} as Record<MxProvider, readonly Egress[]>;
     for (const [provider, list] of Object.entries(urls) as [MxProvider, readonly string[]][]) {
@@ -284,8 +131,8 @@ export class SmtpProber {
       this.#egresses[provider] = proxies.length > 0 ? proxies.map((proxy) => ({ name: proxy.redacted, proxy })) : direct;
     }
     this.#dns = new MxResolver({
-      timeoutMs: parsed.data.timeoutMs,
-      ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
+      timeoutMs: parsed.timeoutMs,
+      ...(parsed.dnsServers ? { servers: parsed.dnsServers } : {}),
     });
     this.#mailboxHosts = new MailboxHosts(this.#dns, MAILBOX_HOSTS);
     const all = new Map<string, Egress>();
@@ -294,21 +141,21 @@ export class SmtpProber {
       ...egress,
       carries: (host: string) => this.egressesOf(host).some((e) => e.name === egress.name),
     }));
-    this.#quarantine = new EgressQuarantine(parsed.data.egressQuarantineMs);
+    this.#quarantine = new EgressQuarantine(parsed.egressQuarantineMs);
     this.#health = new EgressHealth(
-      [...all.values()].map((egress) => ({ id: egress.name, publicIp: publicIpOf(egress, parsed.data.egressPublicIps) })),
+      [...all.values()].map((egress) => ({ id: egress.name, publicIp: publicIpOf(egress, parsed.egressPublicIps) })),
       {
-        zones: parsed.data.dnsblZones,
-        helo: parsed.data.helo,
-        intervalMs: parsed.data.egressCheckIntervalMs,
-        timeoutMs: parsed.data.timeoutMs,
-        ...(parsed.data.dnsServers ? { servers: parsed.data.dnsServers } : {}),
+        zones: parsed.dnsblZones,
+        helo: parsed.helo,
+        intervalMs: parsed.egressCheckIntervalMs,
+        timeoutMs: parsed.timeoutMs,
+        ...(parsed.dnsServers ? { servers: parsed.dnsServers } : {}),
       },
     );
     this.#healthChecked = this.#health.start().catch(() => undefined);
     this.#environment = new EgressEnvironments(this.#dns, carriers, {
-      canaryDomains: parsed.data.canaryDomains,
-      port: parsed.data.port,
+      canaryDomains: parsed.canaryDomains,
+      port: parsed.port,
     });
   }
 
@@ -426,138 +273,67 @@ export class SmtpProber {
    * addresses probed over as few sessions as possible. Outcomes come back in input order;
    * `onResult` sees each one as soon as it is final. Rejects with the signal's reason on abort.
    */
-  async probeDomain(
-    domain: string,
-    emails: readonly string[],
-    options: {
-      signal?: AbortSignal;
-      onResult?: (outcome: ProbeOutcome) => void;
-      owner?: string;
-      /** Attempts for addresses answered with a 4xx, instead of `greylistAttempts` (a later retry asks once). */
-      attempts?: number;
-      /** Same seed, same catch-all address: what a later retry of a greylisting domain must ask again. */
-      catchAllSeed?: string;
-      /**
-       * The email finder's way (CONTRACT §14): the addresses are candidates for one mailbox, asked in their order in
-       * one transaction, none after the first Valid; those never asked come back Unknown with `NOT_ASKED`, 0 attempts.
-       */
-      inTurn?: boolean;
-      /** The domain is known (cached) not to accept every address: no catch-all check is asked. */
-      knownNotCatchAll?: boolean;
-    } = {},
-  ): Promise<DomainOutcome> {
-    const { signal, onResult } = options;
+  async probeDomain(domain: string, emails: readonly string[], options: ProbeDomainOptions = {}): Promise<DomainOutcome> {
+    const { signal } = options;
     signal?.throwIfAborted();
     const asciiDomain = toAsciiDomain(domain.trim());
-    const entries = this.#entries(asciiDomain, emails);
-    const outcomes: (ProbeOutcome | undefined)[] = entries.map(() => undefined);
-    const settle = (index: number, value: ProbeOutcome): void => {
-      outcomes[index] = value;
-      onResult?.(value);
-    };
-    const done = (isCatchAll: boolean | null, mxHost: string | null): DomainOutcome => ({
-      domain: asciiDomain,
-      isCatchAll,
-      mxHost,
-      outcomes: outcomes.map((value, index) => {
-        // Every path above settles every entry; a gap is a bug, not a verdict.
-        if (value === undefined) throw new Error(`no outcome for ${String(emails[index])}`);
-        return value;
-      }),
-    });
-
-    // Indices of the entries behind each distinct address (addresses compare case-insensitively).
-    const indicesByAddress = new Map<string, number[]>();
-    const addressByKey = new Map<string, string>();
-    entries.forEach((entry, index) => {
-      if (entry.address === null)
-        return settle(index, outcome(entry, 'Invalid', 'precheck', REASONS.syntax, null));
-      const key = entry.address.toLowerCase();
-      const address = addressByKey.get(key) ?? entry.address;
-      addressByKey.set(key, address);
-      indicesByAddress.set(address, [...(indicesByAddress.get(address) ?? []), index]);
-    });
-    if (indicesByAddress.size === 0) return done(null, null);
-
+    const outcomes = new DomainOutcomes(asciiDomain, emails, this.#entries(asciiDomain, emails), options.onResult);
+    if (outcomes.addresses.length === 0) return outcomes.done(null, null);
     const [lookup, environment] = await Promise.all([this.#dns.lookupMx(asciiDomain), this.#environment.current(), this.#healthChecked]);
     signal?.throwIfAborted();
-    const settleAll = (result: EmailResult, reason: string) => {
-      for (const indices of indicesByAddress.values())
-        for (const index of indices) settle(index, outcome(entries[index] as Entry, result, 'precheck', reason, null));
-    };
-    if (lookup.kind === 'no-mail-host' && environment.dns === 'unreliable') {
-      settleAll('Unknown', REASONS.resolverUnreliable);
-      return done(null, null);
-    }
-    if (lookup.kind === 'mx' && environment.smtp === 'blocked') {
-      settleAll('Unknown', REASONS.egressBlocked(this.#options.port));
-      return done(null, null);
-    }
-    const listed = lookup.kind === 'mx' ? this.#everyEgressListed(lookup.hosts[0]?.host ?? '') : null;
-    if (listed) {
-      settleAll('Unknown', listed);
-      return done(null, null);
-    }
-    if (lookup.kind !== 'mx') {
-      const verdict = dnsVerdict(lookup);
-      for (const indices of indicesByAddress.values()) {
-        for (const index of indices)
-          settle(index, outcome(entries[index] as Entry, verdict.result, 'precheck', verdict.reason, null));
-      }
-      return done(null, null);
-    }
+    if (lookup.kind !== 'mx') return outcomes.settleAll(dnsOnlyVerdict(lookup, environment.dns));
+    const unreachable = this.#unreachable(lookup.hosts, environment);
+    if (unreachable) return outcomes.settleAll(unreachable);
+    return this.#probeMxHosts(asciiDomain, lookup.hosts, outcomes, options);
+  }
 
-    const provider = providerOfHost(lookup.hosts[0]?.host ?? '');
-    // Who hosts the mailboxes is looked up (for a gateway) while the session runs; an outcome final before the
-    // answer waits for it, which the lookup, shorter than a session's first round trips, rarely makes it do.
-    const mailboxLookup = this.#mailboxHosts.of(asciiDomain, provider);
-    let mailbox: MailboxHost | null = null;
-    let abandoned = false;
-    const held: Array<(host: MailboxHost) => void> = [];
-    const release = (host: MailboxHost): void => {
-      mailbox = host;
-      if (!abandoned) for (const emit of held.splice(0)) emit(host);
-    };
-    void mailboxLookup.then(release);
-    // Indices given their outcome (settled now, or held for the mailbox host), so none is settled twice.
-    const claimed = new Set<number>();
-    const settleAddress = (address: string, make: (entry: Entry) => ProbeOutcome): void => {
-      for (const index of indicesByAddress.get(address) ?? []) {
-        if (outcomes[index] !== undefined || claimed.has(index)) continue;
-        claimed.add(index);
-        const emit = (host: MailboxHost) => settle(index, withMailbox(make(entries[index] as Entry), host));
-        if (mailbox) emit(mailbox);
-        else held.push(emit);
-      }
-    };
-    const probe = new DomainProbe(
-      {
-        ...this.#context(signal, options.owner ?? 'default', options.attempts),
-        ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
-        ...(options.inTurn ? { inTurn: true } : {}),
-        ...(options.knownNotCatchAll ? { knownNotCatchAll: true } : {}),
-      },
-      asciiDomain,
-      lookup.hosts,
-      (address, finding) => settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider)),
+  /** Why no MX host can be asked from this worker (port 25 blocked, every egress listed), else null. */
+  #unreachable(hosts: readonly MxHost[], environment: EnvironmentState): { result: EmailResult; reason: string } | null {
+    if (environment.smtp === 'blocked') return { result: 'Unknown', reason: REASONS.egressBlocked(this.#options.port) };
+    const listed = this.#everyEgressListed(hosts[0]?.host ?? '');
+    return listed ? { result: 'Unknown', reason: listed } : null;
+  }
+
+  /** The SMTP dialogue with the domain's MX hosts: each address settled as soon as it is final, the rest once it ends. */
+  async #probeMxHosts(
+    domain: string,
+    hosts: readonly MxHost[],
+    outcomes: DomainOutcomes,
+    options: ProbeDomainOptions,
+  ): Promise<DomainOutcome> {
+    const provider = providerOfHost(hosts[0]?.host ?? '');
+    const mailboxLookup = this.#mailboxHosts.of(domain, provider);
+    const mailbox = new MailboxWait(mailboxLookup);
+    const probe = new DomainProbe(this.#probeContext(options), domain, hosts, (address, finding) =>
+      outcomes.settleAddress(address, mailbox, (entry) => outcomeOfFinding(entry, finding, provider)),
     );
     let result: DomainProbeResult;
     try {
-      result = await probe.run([...indicesByAddress.keys()]);
-      for (const address of indicesByAddress.keys()) {
+      result = await probe.run(outcomes.addresses);
+      for (const address of outcomes.addresses) {
         const finding = result.findings.get(address);
-        if (result.catchAll.value === true)
-          settleAddress(address, (entry) => catchAllOutcome(entry, result.catchAll, provider, finding));
-        else if (finding) settleAddress(address, (entry) => outcomeOfFinding(entry, finding, provider));
-        else settleAddress(address, (entry) => outcome(entry, 'Unknown', 'smtp', NOT_ASKED, null, provider));
+        outcomes.settleAddress(address, mailbox, (entry) => outcomeAfterProbe(entry, result.catchAll, finding, provider));
       }
-      release(await untilAborted(mailboxLookup, signal));
+      mailbox.release(await untilAborted(mailboxLookup, options.signal));
     } catch (error) {
-      // An aborted probe hands nothing more to its caller.
-      abandoned = true;
+      mailbox.abandon();
       throw error;
     }
-    return done(result.catchAll.value, result.lastHost ?? lookup.hosts[0]?.host ?? null);
+    return outcomes.done(result.catchAll.value, result.lastHost ?? hosts[0]?.host ?? null);
+  }
+
+  #probeContext(options: ProbeDomainOptions): DomainProbeContext {
+    const o = this.#options;
+    return {
+      greylistDelayMs: o.greylistDelayMs,
+      greylistAttempts: options.attempts ?? o.greylistAttempts,
+      channel: (host) => this.#channel(host),
+      owner: options.owner ?? 'default',
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.catchAllSeed === undefined ? {} : { catchAllSeed: options.catchAllSeed }),
+      ...(options.inTurn ? { inTurn: true } : {}),
+      ...(options.knownNotCatchAll ? { knownNotCatchAll: true } : {}),
+    };
   }
 
   /**
@@ -603,16 +379,5 @@ export class SmtpProber {
       if (valid && domainOf(normalized) !== domain) throw new DomainMismatchError(email, domain);
       return { email, flags: emailFlags(normalized), address: valid ? normalized : null };
     });
-  }
-
-  #context(signal: AbortSignal | undefined, owner: string, attempts?: number): DomainProbeContext {
-    const o = this.#options;
-    return {
-      greylistDelayMs: o.greylistDelayMs,
-      greylistAttempts: attempts ?? o.greylistAttempts,
-      channel: (host) => this.#channel(host),
-      owner,
-      ...(signal ? { signal } : {}),
-    };
   }
 }
