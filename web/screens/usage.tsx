@@ -90,10 +90,12 @@ export function UsageScreen() {
       cell: (m) => (
         <>
           {credits(m.credits.total)}
-          <div class="hint">
-            work email {num(m.credits.workEmail)} · personal email {num(m.credits.personalEmail)} · phone{' '}
-            {num(m.credits.phone)}
-          </div>
+          {m.credits.total > 0 && (
+            <div class="hint">
+              work email {num(m.credits.workEmail)} · personal email {num(m.credits.personalEmail)} · phone{' '}
+              {num(m.credits.phone)}
+            </div>
+          )}
         </>
       ),
       numeric: true,
@@ -102,11 +104,16 @@ export function UsageScreen() {
     {
       header: 'Jobs',
       cell: (m) =>
-        [
-          counted(m.jobs.verification, 'verification'),
-          counted(m.jobs.scrape, 'scrape'),
-          counted(m.jobs.enrichment, 'enrichment'),
-        ].join(' · '),
+        (
+          [
+            [m.jobs.verification, 'verification'],
+            [m.jobs.scrape, 'scrape'],
+            [m.jobs.enrichment, 'enrichment'],
+          ] as const
+        )
+          .filter(([n]) => n > 0)
+          .map(([n, kind]) => counted(n, kind))
+          .join(' · ') || 'none',
     },
     {
       header: null,
