@@ -4,7 +4,7 @@ import { newToken, sha256Hex } from '../auth/tokens.ts';
 import { OrganizationInvite, User } from '../db/entities/index.ts';
 import { ApiError, notFound } from '../errors.ts';
 
-export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+const INVITE_TTL_MS = 7 * 24 * 3600_000;
 
 /** A new invite; the token is in this answer only (the database keeps its SHA-256). */
 export async function createInvite(em: EntityManager, organizationId: string, createdBy: string | null) {

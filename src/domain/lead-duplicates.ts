@@ -12,7 +12,7 @@ export interface LeadKeys {
 }
 
 export const emailKeyOf = (email: string | null | undefined) => (email ? email.toLowerCase() : null);
-export const keysOf = (input: LeadInput): LeadKeys => ({ emailKey: emailKeyOf(input.email), networkUrl: input.networkUrl ?? null });
+const keysOf = (input: LeadInput): LeadKeys => ({ emailKey: emailKeyOf(input.email), networkUrl: input.networkUrl ?? null });
 
 export interface DuplicateSplit {
   /** The leads to insert, in request order. */

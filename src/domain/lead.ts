@@ -18,3 +18,6 @@ export const LEAD_INPUT_FIELDS = [
   'phone',
 ] as const;
 export type LeadInputField = (typeof LEAD_INPUT_FIELDS)[number];
+
+/** A lead field's column (and CSV header) name: `companyDomain` → `company_domain`. */
+export const snakeCase = (field: string) => field.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`);

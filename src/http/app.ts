@@ -1,6 +1,6 @@
 import { httpInstrumentationMiddleware } from '@hono/otel';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
+import { limitBody } from './router.ts';
 import { cors } from 'hono/cors';
 import type { AppDeps, AppEnv } from './env.ts';
 import { ApiError } from '../errors.ts';
@@ -51,12 +51,7 @@ export function createApp(deps: AppDeps) {
   });
   // Uploads stream and enforce their own, larger limit; every other body is small JSON. GET and HEAD carry
   // none, and asking for their body would make the server build a full fetch Request for nothing.
-  const jsonLimit = bodyLimit({
-    maxSize: config.BODY_LIMIT_BYTES,
-    onError: () => {
-      throw new ApiError('payload_too_large', `Request body is over ${config.BODY_LIMIT_BYTES} bytes`);
-    },
-  });
+  const jsonLimit = limitBody(config.BODY_LIMIT_BYTES);
   const bodyless = (method: string) => method === 'GET' || method === 'HEAD';
   app.use('/api/*', (c, next) =>
     bodyless(c.req.method) || isMultipart(requestHeader(c, 'content-type')) ? next() : jsonLimit(c, next),

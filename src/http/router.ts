@@ -28,7 +28,7 @@ export function createRouter() {
 }
 
 /** Most validation issues a 400 lists. */
-export const MAX_ISSUES = 100;
+const MAX_ISSUES = 100;
 
 /** PostgreSQL cannot store U+0000 in text; the first string holding one, as a field path, is refused up front. */
 export function pathOfNul(value: unknown, path: string[]): string | undefined {
@@ -57,7 +57,7 @@ const authenticate = (auth: MiddlewareHandler<AppEnv>, ownerOnly: boolean | unde
  * 5,000-character description), so 64 KiB leaves room for any escaping. Parsed JSON takes several times its
  * bytes, so the limit is what bounds the memory one request costs before its schema has seen it.
  */
-export const JSON_BODY_BYTES = 64 * 1024;
+const JSON_BODY_BYTES = 64 * 1024;
 /** A bulk route's body (1,000 leads, 10,000 outcomes): as much as BODY_LIMIT_BYTES allows by default. */
 export const BULK_BODY_BYTES = 1024 * 1024;
 
@@ -98,7 +98,7 @@ function takesJson(route: Plain) {
 }
 
 /** Refuses a body over `maxSize` before it is read: by its Content-Length, or as a chunked one streams past it. */
-function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
+export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
   return bodyLimit({
     maxSize,
     onError: () => {

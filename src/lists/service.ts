@@ -60,7 +60,6 @@ export async function pageLeads<Row>(pool: Pool, organizationId: string, filter:
   return pageLeadRows<Row>(pool, organizationId, filter, offset, limit);
 }
 
-/** Adds the leads new to the list; `duplicates.rows` are the 1-based positions in `inputs` of those it held already. */
 /** Leads read per query when a list is exported. */
 const EXPORT_PAGE_SIZE = 1000;
 
@@ -73,6 +72,7 @@ export async function leadExport<Row extends { id: string }>(pool: Pool, organiz
   return { listName, pages: leadRowsByPage<Row>(pool, organizationId, filter, EXPORT_PAGE_SIZE) };
 }
 
+/** Adds the leads new to the list; `duplicates.rows` are the 1-based positions in `inputs` of those it held already. */
 export async function addLeadsToList(
   em: EntityManager,
   organizationId: string,

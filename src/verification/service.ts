@@ -161,10 +161,7 @@ export async function finishDeferred(ctx: JobContext, jobId: string): Promise<Ve
     await handle.executeUpdate(finishDeferredUpdate);
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
-      const refused = workflowRefusal(error);
-      if (refused) throw invalidState(refused.message, refused.stage);
-      const now = await getVerificationJob(ctx.em.fork(), ctx.organizationId, jobId);
-      throw invalidState(FINISH_DEFERRED_REFUSAL, now.verificationStage);
+      throw invalidState(workflowRefusal(error)?.message ?? FINISH_DEFERRED_REFUSAL, await rejectedStage(ctx, error, jobId));
     }
     throw error;
   }

@@ -4,7 +4,7 @@ import type { LeadSource } from '../../domain/lead.ts';
 import { notFound } from '../../errors.ts';
 import type { LeadInput } from '../../domain/lead-input.ts';
 import { type LeadKeys, type OnDuplicate, emailKeyOf, splitDuplicates } from '../../domain/lead-duplicates.ts';
-import { LEAD_INPUT_FIELDS } from '../../domain/lead.ts';
+import { LEAD_INPUT_FIELDS, snakeCase } from '../../domain/lead.ts';
 import { newId } from '../entities/common.ts';
 import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';
@@ -76,14 +76,15 @@ export async function leadsSharingKeys(tx: EntityManager, listId: string, batch:
     .execute();
 }
 
+const LEAD_INPUT_COLUMNS = LEAD_INPUT_FIELDS.map(snakeCase);
+
 /** `onDuplicate: "update"`: each lead's empty fields take the given values; fields that hold a value keep it. */
 export async function fillEmptyLeadFields(tx: EntityManager, fills: ReadonlyMap<string, Partial<LeadInput>>): Promise<void> {
   if (fills.size === 0) return;
-  const columns = LEAD_INPUT_FIELDS.map((field) => field.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`));
-  const rows = [...fills].map(() => `(?::uuid, ${columns.map(() => '?::varchar').join(', ')})`).join(', ');
+  const rows = [...fills].map(() => `(?::uuid, ${LEAD_INPUT_COLUMNS.map(() => '?::varchar').join(', ')})`).join(', ');
   await tx.execute(
-    `update lead as l set ${columns.map((column) => `${column} = coalesce(l.${column}, v.${column})`).join(', ')}, updated_at = now()
-       from (values ${rows}) as v(id, ${columns.join(', ')})
+    `update lead as l set ${LEAD_INPUT_COLUMNS.map((column) => `${column} = coalesce(l.${column}, v.${column})`).join(', ')}, updated_at = now()
+       from (values ${rows}) as v(id, ${LEAD_INPUT_COLUMNS.join(', ')})
       where l.id = v.id`,
     [...fills].flatMap(([id, fill]) => [id, ...LEAD_INPUT_FIELDS.map((field) => fill[field] ?? null)]),
   );

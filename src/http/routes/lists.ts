@@ -27,6 +27,7 @@ import {
 } from '../schemas/lead.ts';
 import { ApiError } from '../../errors.ts';
 import { ON_DUPLICATE } from '../../domain/lead-duplicates.ts';
+import { snakeCase } from '../../domain/lead.ts';
 import { ListInputSchema, ListSchema, ListUpdateSchema, toListDto } from '../schemas/list.ts';
 import { requestEm } from '../middleware/request-context.ts';
 
@@ -42,7 +43,7 @@ const ImportResult = z
 
 /** The export's columns: every lead field, in the lead's order, in snake case. */
 const EXPORT_FIELDS = Object.keys(LeadSchema.shape) as Array<keyof LeadDto>;
-const EXPORT_HEADER = EXPORT_FIELDS.map((field) => field.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`));
+const EXPORT_HEADER = EXPORT_FIELDS.map(snakeCase);
 const encoder = new TextEncoder();
 
 /** The multipart twin of the JSON `onDuplicate`; it must come before the file, which is read as it arrives. */
