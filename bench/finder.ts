@@ -15,10 +15,8 @@
  * share of leads completed without a paid provider, and whether credits, the ledger and the balance agree.
  * Needs PostgreSQL at TEST_DATABASE_URL (admin, for a scratch database) and the Temporal CLI.
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
+import { forkChild } from './support/child.ts';
 import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -66,19 +64,9 @@ try {
   cleanups.unshift(() => providers.close());
 
   step(`SMTP fleet: ${DOMAINS} domains × ${PER_DOMAIN} people; ${LATENCY_MS} ms per reply`);
-  const fleet = fork(path.join(import.meta.dirname, 'support/finder-fleet.ts'), [], {
-    env: { ...process.env, FLEET_DOMAINS: String(DOMAINS), FLEET_PER_DOMAIN: String(PER_DOMAIN), FLEET_LATENCY_MS: String(LATENCY_MS) },
-    stdio: 'inherit',
-  });
-  cleanups.unshift(async () => {
-    fleet.send('stop');
-    await Promise.race([once(fleet, 'exit'), sleep(5_000).then(() => fleet.kill())]);
-  });
-  const ask = async <T>(message: string | null): Promise<T> => {
-    const answer = once(fleet, 'message') as Promise<[T]>;
-    if (message) fleet.send(message);
-    return (await answer)[0];
-  };
+  const fleet = forkChild('support/finder-fleet.ts', { env: { ...process.env, FLEET_DOMAINS: String(DOMAINS), FLEET_PER_DOMAIN: String(PER_DOMAIN), FLEET_LATENCY_MS: String(LATENCY_MS) } });
+  cleanups.unshift(fleet.stop);
+  const ask = fleet.ask;
   const world = await ask<{ port: number; dnsServers: string[] }>(null);
   const totals = () => ask<{ sessions: number; rcpts: number; dataCommands: number }>('stats');
 

@@ -8,10 +8,9 @@
  * Needs PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test, used as admin to
  * create a scratch database) and the Temporal CLI (TEMPORAL_CLI_PATH or a cached build).
  */
-import { fork } from 'node:child_process';
+import { forkChild } from './support/child.ts';
 import { once } from 'node:events';
 import { type IncomingMessage, request } from 'node:http';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
@@ -87,16 +86,9 @@ try {
   });
 
   step('API process');
-  const api = fork(path.join(import.meta.dirname, 'support/api-process.ts'), [], { env, execArgv: ['--expose-gc'], stdio: 'inherit' });
-  cleanups.unshift(async () => {
-    api.send('stop');
-    await Promise.race([once(api, 'exit'), sleep(5_000).then(() => api.kill())]);
-  });
-  const ask = async <T>(message: string | null): Promise<T> => {
-    const answer = once(api, 'message') as Promise<[T]>;
-    if (message) api.send(message);
-    return (await answer)[0];
-  };
+  const api = forkChild('support/api-process.ts', { env, execArgv: ['--expose-gc'] });
+  cleanups.unshift(api.stop);
+  const ask = api.ask;
   const { port } = await ask<{ port: number }>(null);
   const baseUrl = `http://127.0.0.1:${port}`;
 

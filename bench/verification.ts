@@ -28,11 +28,9 @@
  * process of its own; the API and the real worker run here. Needs PostgreSQL at TEST_DATABASE_URL (admin,
  * to create a scratch database) and the Temporal CLI (TEMPORAL_CLI_PATH or a cached build).
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
+import { forkChild } from './support/child.ts';
 import { Resolver } from 'node:dns/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps.ts';
@@ -128,19 +126,9 @@ try {
 
   const groups = (['flat', 'shared', 'large', 'egress'] as const).filter((g) => ONLY.has(g)).map((g) => GROUPS[g]);
   step(`SMTP fleet: ${groups.map((g) => `${g.domains} ${g.prefix}-domains`).join(', ')}; ${LATENCY_MS} ms per reply`);
-  const fleet = fork(path.join(import.meta.dirname, 'support/mail-fleet.ts'), [], {
-    env: { ...process.env, FLEET_GROUPS: JSON.stringify(groups), FLEET_LATENCY_MS: String(LATENCY_MS) },
-    stdio: 'inherit',
-  });
-  cleanups.unshift(async () => {
-    fleet.send('stop');
-    await Promise.race([once(fleet, 'exit'), sleep(5_000).then(() => fleet.kill())]);
-  });
-  const ask = async <T>(message: string | null): Promise<T> => {
-    const answer = once(fleet, 'message') as Promise<[T]>;
-    if (message) fleet.send(message);
-    return (await answer)[0];
-  };
+  const fleet = forkChild('support/mail-fleet.ts', { env: { ...process.env, FLEET_GROUPS: JSON.stringify(groups), FLEET_LATENCY_MS: String(LATENCY_MS) } });
+  cleanups.unshift(fleet.stop);
+  const ask = fleet.ask;
   const world = await ask<{ port: number; dnsServers: string[] }>(null);
 
   const config = loadConfig({

@@ -93,7 +93,7 @@ export function DataTable<T>({
 
 /**
  * One page at a time of a paged collection route: `page` and `limit` go in its query with `params`, and a change
- * of either (or of `deps`) loads again. `setPage` turns pages; filters set page 1 when they change.
+ * of either (or of `deps`) loads again. `setPage` turns pages; a caller whose filter changes sets page 1 itself.
  */
 export function usePaged<T>(
   path: string,

@@ -7,8 +7,7 @@ import { num, share } from './format.ts';
 export const fullName = (person: { firstName: string | null; lastName: string | null }) =>
   [person.firstName, person.lastName].filter(Boolean).join(' ') || '—';
 
-export function messageOf(error: unknown): string {
-  if (error instanceof ApiFailure) return error.message;
+function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
