@@ -5,7 +5,7 @@ import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
 import { applyCredits } from '../../src/accounts/credits.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
-import { captureScreen, watchConsole } from '../support/dashboard-ui.ts';
+import { captureScreen, openDashboardPage, watchConsole } from '../support/dashboard-ui.ts';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import {
   type EnrichmentWorld,
@@ -54,12 +54,7 @@ beforeAll(async () => {
   });
   app = await serveApp(h);
   browser = await launchChromium();
-  // One locale for the figures the test reads ("66.67%", "(415) 555-0177").
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, locale: 'en-US' });
-  // Generous: other test files share the machine's two cores.
-  context.setDefaultTimeout(60_000);
-  page = await context.newPage();
-  consoleProblems = watchConsole(page);
+  ({ context, page, consoleProblems } = await openDashboardPage(browser, { acceptDownloads: true }));
 });
 
 afterAll(async () => {

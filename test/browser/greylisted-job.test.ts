@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
 import { launchChromium } from '../support/browser.ts';
-import { captureScreen, watchConsole } from '../support/dashboard-ui.ts';
+import { captureScreen, openDashboardPage } from '../support/dashboard-ui.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type MailWorld, mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
 import { type ServedApp, serveApp } from '../support/served-app.ts';
@@ -36,10 +36,7 @@ beforeAll(async () => {
   app = await serveApp(h);
   browser = await launchChromium();
   // A time zone other than the machine's: the next try is shown in the user's local time.
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: TIME_ZONE });
-  context.setDefaultTimeout(60_000);
-  page = await context.newPage();
-  consoleProblems = watchConsole(page);
+  ({ context, page, consoleProblems } = await openDashboardPage(browser, { timezoneId: TIME_ZONE }));
 });
 
 afterAll(async () => {

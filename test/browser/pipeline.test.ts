@@ -7,7 +7,7 @@ import { applyCredits } from '../../src/accounts/credits.ts';
 import { listen } from '../../src/http/server.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
-import { checkLayout, watchConsole } from '../support/dashboard-ui.ts';
+import { checkLayout, openDashboardPage } from '../support/dashboard-ui.ts';
 import { type EnrichmentWorld, MAIL, startEnrichmentWorld, withFastProviders } from '../support/enrichment/world.ts';
 import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -54,11 +54,7 @@ beforeAll(async () => {
   });
   origin = `http://127.0.0.1:${await serve()}`;
   browser = await launchChromium();
-  // One locale for the figures the test reads ("1,000", "50%", "$0.001").
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, locale: 'en-US' });
-  context.setDefaultTimeout(60_000);
-  page = await context.newPage();
-  consoleProblems = watchConsole(page);
+  ({ context, page, consoleProblems } = await openDashboardPage(browser, { acceptDownloads: true }));
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 
 /** Where the suite leaves its screenshots for a person to look at (gitignored; CI keeps the folder). */
 export const SCREENSHOTS_DIR = path.resolve('test-results', 'screenshots');
@@ -70,4 +70,15 @@ export async function checkLayout(page: Page, name: string): Promise<LayoutCheck
   } finally {
     await page.setViewportSize(desktop);
   }
+}
+
+/**
+ * A desktop-sized page in one locale (the figures the tests read are en-US), with a generous timeout (other test
+ * files share the machine's two cores) and its console watched.
+ */
+export async function openDashboardPage(browser: Browser, options: BrowserContextOptions = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...options });
+  context.setDefaultTimeout(60_000);
+  const page = await context.newPage();
+  return { context, page, consoleProblems: watchConsole(page) };
 }
