@@ -497,7 +497,7 @@ export interface paths {
         };
         /**
          * The job's items as CSV
-         * @description Columns `first_name,last_name,company,role,network_url,status`, items in row order. Cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'`.
+         * @description Columns `first_name,last_name,company,role,network_url,status`, items in row order. Cells starting with `=`, `@`, tab or CR, or with `+`/`-` not followed by a phone number, are prefixed with `'`.
          */
         get: operations["getScrapeJobsByJobIdDownload"];
         put?: never;

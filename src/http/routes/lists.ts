@@ -1,3 +1,4 @@
+import { streamPages } from '../stream-pages.ts';
 import { z } from '@hono/zod-openapi';
 import {
   addLeadsToList,
@@ -44,7 +45,6 @@ const ImportResult = z
 /** The export's columns: every lead field, in the lead's order, in snake case. */
 const EXPORT_FIELDS = Object.keys(LeadSchema.shape) as Array<keyof LeadDto>;
 const EXPORT_HEADER = EXPORT_FIELDS.map(snakeCase);
-const encoder = new TextEncoder();
 
 /** The multipart twin of the JSON `onDuplicate`; it must come before the file, which is read as it arrives. */
 function onDuplicateField(fields: Readonly<Record<string, string>>) {
@@ -210,13 +210,8 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
       const query = c.req.valid('query');
       const filter = { listId: c.req.valid('param').listId, emailStatus: query.emailStatus, search: query.search };
       const { listName, pages } = await leadExport<LeadDto>(c.get('deps').pool, organizationId(c), filter);
-      async function* chunks() {
-        yield encoder.encode(csvLine(EXPORT_HEADER));
-        for await (const page of pages) {
-          yield encoder.encode(page.map((lead) => csvLine(EXPORT_FIELDS.map((field) => lead[field]))).join(''));
-        }
-      }
-      return c.body(ReadableStream.from(chunks()), 200, {
+      const body = streamPages(pages, (lead) => csvLine(EXPORT_FIELDS.map((field) => lead[field])), { prefix: csvLine(EXPORT_HEADER) });
+      return c.body(body, 200, {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': attachmentDisposition(listName, 'csv'),
       });

@@ -1,3 +1,4 @@
+import { streamPages } from '../stream-pages.ts';
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import { acceptedScrapeColumns } from '../../domain/scrape.ts';
@@ -12,7 +13,6 @@ import {
   scrapeJobWithItems,
   syncScrapeJob,
 } from '../../scrape/service.ts';
-import type { ScrapeItemRow } from '../../scrape/views.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
@@ -31,22 +31,6 @@ import {
 } from '../schemas/scrape.ts';
 
 const JobParams = uuidParam('jobId');
-const encoder = new TextEncoder();
-
-/** Streams `prefix`, the pages of items rendered by `render`, then `suffix`. */
-function streamItems(
-  items: AsyncIterable<ScrapeItemRow[]>,
-  opts: { prefix: string; suffix: string; render: (item: ScrapeItemRow, index: number) => string },
-): ReadableStream<Uint8Array> {
-  async function* chunks() {
-    yield encoder.encode(opts.prefix);
-    let index = 0;
-    for await (const page of items) yield encoder.encode(page.map((item) => opts.render(item, index++)).join(''));
-    yield encoder.encode(opts.suffix);
-  }
-  return ReadableStream.from(chunks());
-}
-
 /** The upload form's text fields, or a 400 naming each bad one. */
 function uploadFields(fields: Record<string, string>): ScrapeUploadFields {
   const parsed = ScrapeUploadFieldsSchema.safeParse(fields);
@@ -123,10 +107,9 @@ export const scrapeRoutes = createRouter()
       const query = c.req.valid('query');
       const { job, items } = await scrapeJobWithItems(jobContext(c), c.req.valid('param').jobId, { afterRow: query.itemsAfterRow, limit: query.itemsLimit });
       const head = JSON.stringify(job);
-      const body = streamItems(items, {
+      const body = streamPages(items, (item, index) => (index === 0 ? '' : ',') + JSON.stringify(toScrapeItemDto(item)), {
         prefix: `${head.slice(0, -1)},"items":[`,
         suffix: ']}',
-        render: (item, index) => (index === 0 ? '' : ',') + JSON.stringify(toScrapeItemDto(item)),
       });
       // The documented JSON, written page by page; the typed c.json() would need it whole in memory.
       return c.body(body, 200, { 'Content-Type': 'application/json' }) as never;
@@ -139,7 +122,7 @@ export const scrapeRoutes = createRouter()
       tags: ['scrape'],
       summary: "The job's items as CSV",
       description:
-        'Columns `first_name,last_name,company,role,network_url,status`, items in row order. Cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `\'`.',
+        'Columns `first_name,last_name,company,role,network_url,status`, items in row order. Cells starting with `=`, `@`, tab or CR, or with `+`/`-` not followed by a phone number, are prefixed with `\'`.',
       request: { params: JobParams, query: ScrapeDownloadQuerySchema },
       responses: { 200: { description: 'CSV file', content: { 'text/csv': { schema: z.string() } } } },
       errors: ['validation_error', 'not_found'],
@@ -147,10 +130,8 @@ export const scrapeRoutes = createRouter()
     async (c) => {
       const foundOnly = c.req.valid('query').foundOnly ?? false;
       const { job, items } = await scrapeJobWithItems(jobContext(c), c.req.valid('param').jobId, { foundOnly });
-      const body = streamItems(items, {
+      const body = streamPages(items, (item) => csvLine([item.firstName, item.lastName, item.company, item.role, item.networkUrl, item.status]), {
         prefix: csvLine(['first_name', 'last_name', 'company', 'role', 'network_url', 'status']),
-        suffix: '',
-        render: (item) => csvLine([item.firstName, item.lastName, item.company, item.role, item.networkUrl, item.status]),
       });
       return c.body(body, 200, {
         'Content-Type': 'text/csv; charset=utf-8',

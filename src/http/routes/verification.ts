@@ -1,3 +1,4 @@
+import { streamPages } from '../stream-pages.ts';
 import { z } from '@hono/zod-openapi';
 import { attachmentDisposition, csvLine } from '../../csv/write.ts';
 import {
@@ -55,7 +56,6 @@ const CSV_HEADER = [
   'catch_all_score',
 ];
 const LEAD_CSV_HEADER = ['first_name', 'last_name', 'company', 'title', 'network_url', 'phone'];
-const encoder = new TextEncoder();
 
 /** A verification job's routes, for the dashboard (`/api/verification`) and integrations (`/api/external/verification`). */
 export const verificationJobRoutesFor = (audience: Audience) =>
@@ -254,34 +254,30 @@ export const verificationRoutes = createRouter()
       const { result: results, minScore, maxScore, columns } = c.req.valid('query');
       const withLead = columns === 'lead';
       const { listName, pages } = await resultPages(jobContext(c), c.req.valid('param').jobId, { results, minScore, maxScore }, withLead);
-      async function* chunks() {
-        yield encoder.encode(csvLine(withLead ? [...CSV_HEADER, ...LEAD_CSV_HEADER] : CSV_HEADER));
-        for await (const page of pages) {
-          yield encoder.encode(
-            page
-              .map(({ result: r, lead }) => {
-                const cells = [
-                  r.email,
-                  r.result,
-                  r.source,
-                  r.reason,
-                  r.domain,
-                  r.mxHost,
-                  iso(r.checkedAt),
-                  r.mxProvider,
-                  r.smtpCode === null ? null : String(r.smtpCode),
-                  r.enhancedCode,
-                  String(r.attempts),
-                  r.catchAllScore === null ? null : String(r.catchAllScore),
-                ];
-                if (!withLead) return csvLine(cells);
-                return csvLine([...cells, lead?.firstName, lead?.lastName, lead?.company, lead?.title, lead?.networkUrl, lead?.phone]);
-              })
-              .join(''),
-          );
-        }
-      }
-      return c.body(ReadableStream.from(chunks()), 200, {
+      const header = withLead ? [...CSV_HEADER, ...LEAD_CSV_HEADER] : CSV_HEADER;
+      const body = streamPages(
+        pages,
+        ({ result: r, lead }) => {
+          const cells = [
+            r.email,
+            r.result,
+            r.source,
+            r.reason,
+            r.domain,
+            r.mxHost,
+            iso(r.checkedAt),
+            r.mxProvider,
+            r.smtpCode === null ? null : String(r.smtpCode),
+            r.enhancedCode,
+            String(r.attempts),
+            r.catchAllScore === null ? null : String(r.catchAllScore),
+          ];
+          if (!withLead) return csvLine(cells);
+          return csvLine([...cells, lead?.firstName, lead?.lastName, lead?.company, lead?.title, lead?.networkUrl, lead?.phone]);
+        },
+        { prefix: csvLine(header) },
+      );
+      return c.body(body, 200, {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': attachmentDisposition(`${listName}-verification`, 'csv'),
       });
