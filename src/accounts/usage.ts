@@ -15,39 +15,51 @@ export interface MonthUsage {
  * `total` is every debit. Dollars are the provider spend rows (one per address bought), summed in micro-dollars.
  */
 const USAGE_BY_MONTH = `
-with months as (
-  select generate_series(?::date, ?::date, interval '1 month') as month
+with bounds as (
+  select ?::uuid as org, ?::timestamptz as lo, ?::timestamptz as hi
+), months as (
+  select generate_series(lo at time zone 'UTC', hi at time zone 'UTC' - interval '1 month', interval '1 month') as month from bounds
 ), charges as (
-  select date_trunc('month', created_at at time zone 'UTC') as month, -delta as credits,
-         substring(idempotency_key from ':([A-Za-z]+)$') as datum
-    from credit_ledger
-   where organization_id = ? and delta < 0 and created_at >= ?::timestamptz and created_at < ?::timestamptz
+  select date_trunc('month', created_at at time zone 'UTC') as month,
+         sum(-delta) filter (where substring(idempotency_key from ':([A-Za-z]+)$') = 'workEmail') as work_email,
+         sum(-delta) filter (where substring(idempotency_key from ':([A-Za-z]+)$') = 'personalEmail') as personal_email,
+         sum(-delta) filter (where substring(idempotency_key from ':([A-Za-z]+)$') = 'phone') as phone,
+         sum(-delta) as total
+    from credit_ledger, bounds
+   where organization_id = org and delta < 0 and created_at >= lo and created_at < hi
+   group by 1
 ), spend as (
   select date_trunc('month', created_at at time zone 'UTC') as month, sum(amount_micros)::bigint as micros
-    from verification_spend
-   where organization_id = ? and created_at >= ?::timestamptz and created_at < ?::timestamptz
+    from verification_spend, bounds
+   where organization_id = org and created_at >= lo and created_at < hi
    group by 1
 ), jobs as (
-  select kind, date_trunc('month', created_at at time zone 'UTC') as month, count(*)::int as n
+  select date_trunc('month', created_at at time zone 'UTC') as month,
+         count(*) filter (where kind = 'verification') as verification,
+         count(*) filter (where kind = 'scrape') as scrape,
+         count(*) filter (where kind = 'enrichment') as enrichment
     from (
-      select 'verification' as kind, created_at from verification_job where organization_id = ? and created_at >= ?::timestamptz and created_at < ?::timestamptz
+      select 'verification' as kind, created_at from verification_job, bounds where organization_id = org and created_at >= lo and created_at < hi
       union all
-      select 'scrape', created_at from scrape_job where organization_id = ? and created_at >= ?::timestamptz and created_at < ?::timestamptz
+      select 'scrape', created_at from scrape_job, bounds where organization_id = org and created_at >= lo and created_at < hi
       union all
-      select 'enrichment', created_at from enrichment_job where organization_id = ? and created_at >= ?::timestamptz and created_at < ?::timestamptz
+      select 'enrichment', created_at from enrichment_job, bounds where organization_id = org and created_at >= lo and created_at < hi
     ) created
-   group by 1, 2
+   group by 1
 )
 select to_char(m.month, 'YYYY-MM') as month,
-       coalesce((select sum(credits) filter (where datum = 'workEmail') from charges c where c.month = m.month), 0)::int as "workEmail",
-       coalesce((select sum(credits) filter (where datum = 'personalEmail') from charges c where c.month = m.month), 0)::int as "personalEmail",
-       coalesce((select sum(credits) filter (where datum = 'phone') from charges c where c.month = m.month), 0)::int as phone,
-       coalesce((select sum(credits) from charges c where c.month = m.month), 0)::int as total,
-       coalesce((select micros from spend s where s.month = m.month), 0)::bigint as micros,
-       coalesce((select n from jobs j where j.month = m.month and j.kind = 'verification'), 0) as verification,
-       coalesce((select n from jobs j where j.month = m.month and j.kind = 'scrape'), 0) as scrape,
-       coalesce((select n from jobs j where j.month = m.month and j.kind = 'enrichment'), 0) as enrichment
+       coalesce(c.work_email, 0)::int as "workEmail",
+       coalesce(c.personal_email, 0)::int as "personalEmail",
+       coalesce(c.phone, 0)::int as phone,
+       coalesce(c.total, 0)::int as total,
+       coalesce(s.micros, 0)::bigint as micros,
+       coalesce(j.verification, 0)::int as verification,
+       coalesce(j.scrape, 0)::int as scrape,
+       coalesce(j.enrichment, 0)::int as enrichment
   from months m
+  left join charges c using (month)
+  left join spend s using (month)
+  left join jobs j using (month)
  order by m.month`;
 
 type Row = { month: string; workEmail: number; personalEmail: number; phone: number; total: number; micros: string | number } & MonthUsage['jobs'];
@@ -57,8 +69,7 @@ export async function usageByMonth(em: EntityManager, organizationId: string, fr
   const start = `${from}-01`;
   const [year, month] = to.split('-').map(Number) as [number, number];
   const end = new Date(Date.UTC(year, month, 1)).toISOString();
-  const range = [organizationId, `${start}T00:00:00Z`, end];
-  const rows = await em.execute<Row[]>(USAGE_BY_MONTH, [start, `${to}-01`, ...range, ...range, ...range, ...range, ...range]);
+  const rows = await em.execute<Row[]>(USAGE_BY_MONTH, [organizationId, `${start}T00:00:00Z`, end]);
   return rows.map((r) => ({
     month: r.month,
     credits: { workEmail: r.workEmail, personalEmail: r.personalEmail, phone: r.phone, total: r.total },
