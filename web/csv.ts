@@ -28,14 +28,21 @@ function splitLine(line: string, delimiter: string): string[] {
   return cells.map((c) => c.trim());
 }
 
-/** The header and the first `rows` data lines of a CSV text (`,` or `;`, as the service accepts). */
-export function previewCsv(text: string, rows = 5): CsvPreview {
-  const lines = text
+/** The non-empty lines of a CSV text, without a byte-order mark. */
+export const csvLines = (text: string) =>
+  text
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '');
+
+/** A header's delimiter: `;` when it has more of them than of `,` (the service accepts both). */
+const delimiterOf = (header: string) => ((header.match(/;/g)?.length ?? 0) > (header.match(/,/g)?.length ?? 0) ? ';' : ',');
+
+/** The header and the first `rows` data lines of a CSV text (`,` or `;`, as the service accepts). */
+export function previewCsv(text: string, rows = 5): CsvPreview {
+  const lines = csvLines(text);
   const header = lines[0] ?? '';
-  const delimiter = (header.match(/;/g)?.length ?? 0) > (header.match(/,/g)?.length ?? 0) ? ';' : ',';
+  const delimiter = delimiterOf(header);
   return {
     columns: splitLine(header, delimiter),
     rows: lines.slice(1, rows + 1).map((line) => splitLine(line, delimiter)),
@@ -61,6 +68,5 @@ export async function withHeader(file: File, header: string[]): Promise<File> {
   const text = (await file.text()).replace(/^\uFEFF/, '');
   const end = headerEnd(text);
   const old = text.slice(0, end);
-  const delimiter = (old.match(/;/g)?.length ?? 0) > (old.match(/,/g)?.length ?? 0) ? ';' : ',';
-  return new File([header.join(delimiter), text.slice(end)], file.name, { type: 'text/csv' });
+  return new File([header.join(delimiterOf(old)), text.slice(end)], file.name, { type: 'text/csv' });
 }

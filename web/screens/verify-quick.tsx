@@ -2,6 +2,7 @@
 // route's check behind the session), and a file dropped in that becomes a list, is imported and verified.
 import { useState } from 'preact/hooks';
 import { post } from '../api.ts';
+import { csvLines } from '../csv.ts';
 import { METHOD_LABEL, num, SOURCE_LABEL, when, words } from '../format.ts';
 import type { LeadList, SingleCheck, VerificationJob } from '../types.ts';
 import { ErrorNote, FieldError, invalidField, PaidAction, Status, useAction } from '../ui.tsx';
@@ -59,8 +60,7 @@ const baseName = (file: File) => file.name.replace(/\.[^.]+$/, '') || 'Uploaded 
 
 /** How many data rows the file has (lines after the header), for the price of a paid method before the upload. */
 async function rowsIn(file: File): Promise<number> {
-  const text = await file.text();
-  return Math.max(0, text.split(/\r?\n/).filter((line) => line.trim() !== '').length - 1);
+  return Math.max(0, csvLines(await file.text()).length - 1);
 }
 
 /** "Upload a file and verify": a new list named after the file, the import, the job, then the job's page. */
