@@ -12,15 +12,20 @@ import type { Decision, DecisionResult } from '../src/domain/verification.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
+import { writeNextSnapshotRange } from '../src/verification/repository-snapshot.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
 import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
 import { verifyByProvider } from '../src/verification/engine-api.ts';
 import { deferredCount, stampDeferredRetry } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
 
-/** How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight. */
+/**
+ * How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight, over the domains
+ * numbered up to `writtenSeq` while the job's addresses are still being written (`writeSnapshotRange`).
+ */
 export interface SmtpPlan {
   domainCount: number;
+  writtenSeq: number;
   sliceSize: number;
   window: number;
 }
@@ -36,7 +41,13 @@ export function verificationActivities(deps: ActivityDeps) {
       const em = orm.em.fork();
       await loadVerificationWork(em, jobId);
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
-      return { domainCount: await verificationDomainCount(em, jobId), sliceSize, window: 8 };
+      const { domainCount, writtenSeq } = await verificationDomainCount(em, jobId);
+      return { domainCount, writtenSeq, sliceSize, window: 8 };
+    },
+
+    /** The job's next range of addresses (repository-snapshot.ts); returns the last domain seq now written. */
+    async writeSnapshotRange({ jobId }: { jobId: string }): Promise<{ writtenSeq: number }> {
+      return writeNextSnapshotRange(orm.em.fork(), jobId);
     },
 
     async probeDomainSlice(input: SliceInput): Promise<{ domains: number; written: number }> {

@@ -222,6 +222,9 @@ async function verifyByApi(input: VerificationWorkflowInput, state: JobState, bu
 /**
  * Runs slices of `sliceSize` domains (by their seq numbers), `window` at a time, until every domain
  * is done or the run is full (runIsFull). Returns the seq to resume from, or null when done.
+ * While the job's addresses are still being written, one activity at a time writes the next range and
+ * slices start only on domains already written; histories recorded before the ranges had every address
+ * written at creation.
  */
 async function runSmtpStage(
   input: VerificationWorkflowInput,
@@ -230,19 +233,26 @@ async function runSmtpStage(
 ): Promise<number | null> {
   const { jobId, method } = input;
   const plan = await db().planSmtpStage({ jobId });
-  const running = new Map<number, Promise<number>>();
+  let writtenSeq = patched('snapshot-ranges') ? plan.writtenSeq : plan.domainCount;
+  const running = new Map<string, Promise<string>>();
+  const slices = () => running.size - (running.has('snapshot') ? 1 : 0);
   let nextSeq = firstSeq;
-  while (nextSeq <= plan.domainCount || running.size > 0) {
-    while (
-      nextSeq <= plan.domainCount &&
-      running.size < plan.window &&
-      !runIsFull(budget)
-    ) {
-      const fromSeq = nextSeq;
-      const toSeq = Math.min(plan.domainCount, fromSeq + plan.sliceSize - 1);
+  for (;;) {
+    if (writtenSeq < plan.domainCount && !running.has('snapshot') && !runIsFull(budget)) {
       running.set(
-        fromSeq,
-        smtp.probeDomainSlice({ jobId, method, fromSeq, toSeq }).then(() => fromSeq),
+        'snapshot',
+        dbTasks.writeSnapshotRange({ jobId }).then((written) => {
+          writtenSeq = written.writtenSeq;
+          return 'snapshot';
+        }),
+      );
+    }
+    while (nextSeq <= writtenSeq && slices() < plan.window && !runIsFull(budget)) {
+      const fromSeq = nextSeq;
+      const toSeq = Math.min(writtenSeq, fromSeq + plan.sliceSize - 1);
+      running.set(
+        `slice-${fromSeq}`,
+        smtp.probeDomainSlice({ jobId, method, fromSeq, toSeq }).then(() => `slice-${fromSeq}`),
       );
       nextSeq = toSeq + 1;
     }

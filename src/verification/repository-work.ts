@@ -45,11 +45,15 @@ export async function loadVerificationWork(em: EntityManager, jobId: string, loc
   };
 }
 
-export async function verificationDomainCount(em: EntityManager, jobId: string): Promise<number> {
-  const [row] = await em.execute(`select count(*)::int as n from verification_domain where job_id = ?`, [
-    jobId,
-  ]);
-  return Number(row?.n ?? 0);
+/** How many domains the job has, and the last one whose addresses are written (all of them once the snapshot is). */
+export async function verificationDomainCount(em: EntityManager, jobId: string): Promise<{ domainCount: number; writtenSeq: number }> {
+  const [row] = await em.execute(
+    `select (select count(*)::int from verification_domain where job_id = j.id) as n, j.snapshot_seq
+     from verification_job j where j.id = ?`,
+    [jobId],
+  );
+  const domainCount = Number(row?.n ?? 0);
+  return { domainCount, writtenSeq: row?.snapshot_seq ?? domainCount };
 }
 
 export interface WorkDomain {

@@ -30,6 +30,11 @@ export const VerificationJob = defineEntity({
     verificationStage: p.enum(VERIFICATION_STAGES),
     /** Distinct addresses (case-insensitive) of the list's leads when the job was created. */
     totalEmails: p.integer(),
+    /**
+     * While the job's addresses are still being written (a list larger than the first range): the last domain `seq`
+     * whose addresses are in; null once every address is (and for every job of a smaller list).
+     */
+    snapshotSeq: p.integer().nullable(),
     smtpCompletedAt: p.datetime().nullable(),
     userDecision: p.enum(DECISIONS).nullable(),
     decisionMadeAt: p.datetime().nullable(),
