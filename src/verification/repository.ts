@@ -13,6 +13,7 @@ import {
 import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
+import type { DomainStat } from './views.ts';
 
 /**
  * A UUIDv7 computed by PostgreSQL (15 has no uuidv7()): a random v4 whose first 48 bits become the
@@ -256,16 +257,6 @@ export async function pageVerificationJobs(
     limit,
   });
   return { rows, total };
-}
-
-export interface DomainStat {
-  domain: string;
-  totalEmails: number;
-  validCount: number;
-  invalidCount: number;
-  catchAllCount: number;
-  unknownCount: number;
-  isCatchAll: boolean | null;
 }
 
 /** Per-domain counts of the final results (the domains' running counts), largest domains first. */

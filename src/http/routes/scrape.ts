@@ -13,6 +13,7 @@ import {
   scrapeJobWithItems,
   syncScrapeJob,
 } from '../../scrape/service.ts';
+import { ScrapeJobSchema } from '../../scrape/views.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
@@ -23,7 +24,6 @@ import {
   ScrapeDetailQuerySchema,
   ScrapeDownloadQuerySchema,
   ScrapeJobDetailSchema,
-  ScrapeJobSchema,
   ScrapeListQuerySchema,
   ScrapeSyncResultSchema,
   ScrapeUploadFieldsSchema,
