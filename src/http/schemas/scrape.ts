@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { type ScrapeItemRow, ScrapeJobSchema } from '../../scrape/views.ts';
-import { SCRAPE_INPUT_TYPES, SCRAPE_ITEM_STATUSES, SCRAPE_JOB_STATUSES } from '../../domain/scrape.ts';
+import { SCRAPE_ITEM_STATUSES, SCRAPE_JOB_STATUSES } from '../../domain/scrape.ts';
 import { PageQuerySchema } from './common.ts';
 
 export const ScrapeItemSchema = z
@@ -31,12 +31,6 @@ export const toScrapeItemDto = (item: ScrapeItemRow): z.infer<typeof ScrapeItemS
   lastName: item.lastName,
   domain: item.domain,
   error: item.error,
-});
-
-/** The text fields of the upload; they may come before or after the file. */
-export const ScrapeUploadFieldsSchema = z.object({
-  name: z.string().trim().max(200).optional(),
-  inputType: z.enum(SCRAPE_INPUT_TYPES).optional(),
 });
 
 export const ScrapeCreatedSchema = z.object({ job: ScrapeJobSchema, message: z.string() }).openapi('ScrapeJobCreated');
