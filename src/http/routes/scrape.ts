@@ -71,7 +71,7 @@ export const scrapeRoutes = createRouter()
         fileField: 'file',
         maxFileBytes: config.SCRAPE_MAX_FILE_BYTES,
         parseFields: uploadFields,
-        consume: ({ fileName, stream, fields }) => createScrapeJob(ctx, { fileName, stream, fields }),
+        consume: (upload) => createScrapeJob(ctx, upload),
       });
       const rows = job.totalItems === 1 ? 'row' : 'rows';
       return c.json({ job, message: `Scrape job created with ${job.totalItems} ${rows}` }, 201);
