@@ -15,7 +15,6 @@ import type {
 } from '../src/http/schemas/verification.ts';
 import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../src/http/schemas/webhook.ts';
 import type { VerifyResultSchema } from '../src/http/schemas/verify.ts';
-import type { FindEmailResultSchema } from '../src/http/schemas/find-email.ts';
 import type { InviteSchema, MemberSchema, MeSchema } from '../src/http/schemas/account.ts';
 import type { MonthUsageSchema } from '../src/http/schemas/usage.ts';
 import type { DuplicatesSchema } from '../src/http/schemas/lead.ts';
@@ -51,6 +50,6 @@ export type UsageMonth = z.infer<typeof MonthUsageSchema>;
 /** `POST /api/verification/verify` answers as `POST /api/external/verify` (CONTRACT §9.1). */
 export type SingleCheck = z.infer<typeof VerifyResultSchema>;
 /** `POST /api/enrichment/find-email` (CONTRACT §14): the find (a 202 answers `{ findId }` instead). */
-export type FoundEmail = z.infer<typeof FindEmailResultSchema>;
+export type { FindAnswer as FoundEmail } from '../src/domain/find-answer.ts';
 /** CONTRACT §15: what adding or importing leads skipped (or filled) as already in the list. */
 export type Duplicates = z.infer<typeof DuplicatesSchema>;

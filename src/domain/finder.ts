@@ -3,7 +3,7 @@
  * order they are worth asking a mail host about.
  */
 import { EMAIL_TEMPLATES, type EmailTemplate, localPartFor, nameVariants } from './email-templates.ts';
-import type { EmailResult } from './lead.ts';
+import type { TriedCandidate } from './find-answer.ts';
 
 /** One address to ask about, and the template that made it. */
 export interface Candidate {
@@ -82,16 +82,6 @@ export function findCandidates(
   return candidates;
 }
 
-/** One candidate as it was asked: by RCPT (its reply) or the Microsoft directory (its IfExistsResult). */
-export interface TriedCandidate {
-  email: string;
-  template: EmailTemplate;
-  via: 'rcpt' | 'directory';
-  result: EmailResult;
-  /** The reply that decided (`250 2.1.5 Ok`, `IfExistsResult 1`), or why none came. */
-  reply: string;
-}
-
 /** What the finder returns: the address with its verdict, or null when nothing was found. */
 export interface FoundAddress {
   email: string;
@@ -105,16 +95,6 @@ export interface FoundAddress {
 export type FindStep =
   | { kind: 'done'; found: FoundAddress | null; tried: TriedCandidate[] }
   | { kind: 'deferred'; tried: TriedCandidate[]; retry: Candidate[] };
-
-/** The answer of `POST /api/enrichment/find-email` (CONTRACT §14). */
-export interface FindAnswer {
-  email: string | null;
-  result: 'Valid' | 'Catch-All' | null;
-  catchAllScore: number | null;
-  template: EmailTemplate | null;
-  candidatesTried: TriedCandidate[];
-  creditsUsed: number;
-}
 
 /** Every candidate once, in the order first asked, with its latest reply (a greylisted one asked again later). */
 export function mergeTried(earlier: readonly TriedCandidate[], later: readonly TriedCandidate[]): TriedCandidate[] {

@@ -1,26 +1,32 @@
 /** A bulk enrichment job as its GET routes show it (CONTRACT §5); webhook events (§9.3) carry the same shape. */
+import { z } from '@hono/zod-openapi';
 import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
-import type { BulkStatus, EnrichmentField, StopReason } from '../domain/enrichment.ts';
-import { iso } from '../domain/time.ts';
+import { BULK_STATUSES, ENRICHMENT_FIELDS, STOP_REASONS } from '../domain/enrichment.ts';
+import { iso, Timestamp } from '../domain/time.ts';
 
-export interface BulkJobDto {
-  jobId: string;
-  listId: string;
-  status: BulkStatus;
-  fields: EnrichmentField[];
-  totalLeads: number;
-  processedLeads: number;
-  successCount: number;
-  failedCount: number;
-  skippedCount: number;
-  creditsUsed: number;
-  estimatedCredits: number;
-  stopReason: StopReason | null;
-  failureReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-}
+export const EnrichmentFieldSchema = z.enum(ENRICHMENT_FIELDS);
+
+export const BulkJobSchema = z
+  .object({
+    jobId: z.uuid(),
+    listId: z.uuid(),
+    status: z.enum(BULK_STATUSES),
+    fields: z.array(EnrichmentFieldSchema),
+    totalLeads: z.number().int(),
+    processedLeads: z.number().int(),
+    successCount: z.number().int().openapi({ description: 'Leads that received at least one requested field' }),
+    failedCount: z.number().int(),
+    skippedCount: z.number().int().openapi({ description: 'Leads not processed because credits ran out' }),
+    creditsUsed: z.number().int(),
+    estimatedCredits: z.number().int(),
+    stopReason: z.enum(STOP_REASONS).nullable(),
+    failureReason: z.string().nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+  })
+  .openapi('BulkEnrichmentJob');
+export type BulkJobDto = z.infer<typeof BulkJobSchema>;
 
 export const toBulkJobDto = (job: IEnrichmentJob): BulkJobDto => ({
   jobId: job.id,

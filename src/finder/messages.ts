@@ -1,9 +1,11 @@
 /** What the email finder's workflow, activities and service exchange (CONTRACT §14). */
 import { defineUpdate } from '@temporalio/workflow';
-import type { Candidate, FindAnswer, FindStep } from '../domain/finder.ts';
+import type { FindAnswer } from '../domain/find-answer.ts';
+import type { Candidate, FindStep } from '../domain/finder.ts';
 import { workflowType } from '../temporal/workflow-type.ts';
 
-export type { FindAnswer, FindStep } from '../domain/finder.ts';
+export type { FindAnswer } from '../domain/find-answer.ts';
+export type { FindStep } from '../domain/finder.ts';
 
 export interface FindInput {
   /** Also the id of the find's workflow, its catch-all seed and the stem of its credit key. */

@@ -1,7 +1,8 @@
 /** The email finder's storage: the learned template counts it orders candidates by, and each find's answer. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailTemplate } from '../domain/email-templates.ts';
-import type { FindAnswer, TemplateCounts } from '../domain/finder.ts';
+import type { FindAnswer } from '../domain/find-answer.ts';
+import type { TemplateCounts } from '../domain/finder.ts';
 
 /** The domain's learned counts (CONTRACT §12), from verification jobs' and the finder's own `Valid` results. */
 export async function domainTemplateCounts(em: EntityManager, domain: string): Promise<TemplateCounts> {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '../db/entities/common.ts';
 import { creditBalance } from '../accounts/credits.ts';
 import { CREDIT_PRICES } from '../domain/enrichment.ts';
-import type { FindAnswer } from '../domain/finder.ts';
+import type { FindAnswer } from '../domain/find-answer.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';

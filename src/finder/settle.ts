@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyCredits, InsufficientCreditsError } from '../accounts/credits.ts';
 import { CREDIT_PRICES } from '../domain/enrichment.ts';
-import type { FindAnswer, FindStep } from '../domain/finder.ts';
+import type { FindAnswer } from '../domain/find-answer.ts';
+import type { FindStep } from '../domain/finder.ts';
 import { learnFoundTemplate } from './engine.ts';
 import { lockFind, recordAnswer } from './repository.ts';
 

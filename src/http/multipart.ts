@@ -5,22 +5,34 @@ import { ApiError } from '../errors.ts';
 
 export const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
-export interface UploadedFile {
+export interface UploadedFile<F> {
   fileName: string;
   stream: Readable;
   /** The text fields sent before the file (those after it arrive while the file is read). */
   fieldsBefore: Readonly<Record<string, string>>;
+  /**
+   * Every text field through `parseFields`, once the whole body is read: a field may follow the file. It rejects
+   * when the body cannot be read (streamMultipart throws that error) or the parser throws; a consumer that
+   * fails before awaiting it leaves no unhandled rejection.
+   */
+  fields: Promise<F>;
+}
+
+interface MultipartOptions<T, F> {
+  fileField: string;
+  maxFileBytes: number;
+  /** Reads every text field once the whole body is read; without it, they are as sent. */
+  parseFields?: (fields: Record<string, string>) => F;
+  consume: (file: UploadedFile<F>) => Promise<T>;
 }
 
 /**
  * Streams a multipart body: text fields are collected, the one file field is handed to `consume` as it
  * arrives and is never buffered whole. Over `maxFileBytes` the stream errors with 413; a body without the
- * file field is a 400, and so is one cut short (a truncated body or a client that went away).
+ * file field is a 400, and so is one cut short (a truncated body or a client that went away). Answers what
+ * `consume` answers.
  */
-export async function streamMultipart<T>(
-  req: Request,
-  opts: { fileField: string; maxFileBytes: number; consume: (file: UploadedFile) => Promise<T> },
-): Promise<{ fields: Record<string, string>; result: T }> {
+export async function streamMultipart<T, F = Record<string, string>>(req: Request, opts: MultipartOptions<T, F>): Promise<T> {
   const contentType = req.headers.get('content-type') ?? '';
   if (!isMultipart(contentType)) {
     throw new ApiError('unsupported_media_type', 'Send multipart/form-data with a CSV in the `file` field');
@@ -67,7 +79,7 @@ export async function streamMultipart<T>(
       // An upload cut short errors the file stream: the consumer sees it, and it is never an unhandled 'error'.
       stream.on('error', (err) => limited.destroy(err));
       stream.pipe(limited);
-      consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream: limited, fieldsBefore: { ...fields } });
+      consumed = opts.consume({ fileName: info.filename ?? 'upload.csv', stream: limited, fieldsBefore: { ...fields }, fields: allFields });
       consumed.catch(drain);
     });
     parser.on('error', (err: unknown) =>
@@ -79,6 +91,10 @@ export async function streamMultipart<T>(
     );
     parser.on('close', resolve);
   });
+  const parseFields = opts.parseFields ?? ((sent) => sent as F);
+  const allFields = finished.then(() => parseFields(fields));
+  // Its error reaches the caller through `finished` (or the consumer that awaited it), never as an unhandled rejection.
+  allFields.catch(() => undefined);
 
   // Settles once the whole body was read (or the read failed): a caller hashing the body (idempotency) sees all of it.
   const read = new Promise<void>((resolve) => pipeline(Readable.fromWeb(req.body as WebReadableStream<Uint8Array>), parser, () => resolve()));
@@ -88,7 +104,7 @@ export async function streamMultipart<T>(
   });
   await read;
   if (!consumed) throw missingFile(opts.fileField);
-  return { fields, result: await consumed };
+  return consumed;
 }
 
 const missingFile = (field: string) =>

@@ -1,9 +1,9 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { WEBHOOK_EVENTS } from '../domain/webhook-events.ts';
 import type { AppEnv } from './env.ts';
-import { BulkJobSchema } from './schemas/enrichment.ts';
-import { ScrapeJobSchema } from './schemas/scrape.ts';
-import { VerificationJobSchema } from './schemas/verification.ts';
+import { BulkJobSchema } from '../enrichment/views.ts';
+import { ScrapeJobSchema } from '../scrape/views.ts';
+import { VerificationJobSchema } from '../verification/views.ts';
 
 /** Each job kind's events carry the job as its GET route shows it (src/webhooks/job-event.ts). */
 const KINDS = [

@@ -13,7 +13,6 @@ import {
   PAUSABLE,
   requiredColumnsText,
   RESUMABLE,
-  type ScrapeInputType,
   type ScrapeJobStatus,
   supportsInputType,
 } from '../domain/scrape.ts';
@@ -26,48 +25,37 @@ import { pauseScrapeSignal, resumeScrapeSignal, scrapeWorkflowType } from './mes
 import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from './repository.ts';
 import { itemsAfter, type ScrapeItemRow } from './repository-items.ts';
 import { syncScrapeJob as syncItemsToList, type ScrapeSyncResult } from './repository-sync.ts';
-import { type StoredScrapeRows, storeScrapeRows } from './upload.ts';
+import { type ScrapeUploadFields, storeScrapeRows } from './upload.ts';
 import { type ScrapeJobDto, toScrapeJobDto } from './views.ts';
 
 /** Items read per query when streaming a job's items (detail and download). */
 const ITEMS_PAGE = 2000;
 
-export interface ScrapeUploadFields {
-  name?: string | undefined;
-  inputType?: ScrapeInputType | undefined;
-}
-
-export interface StoredUpload extends StoredScrapeRows {
+/** An upload as the route hands it over: the CSV as it streams in (never buffered whole) and the form's text fields. */
+export interface ScrapeUpload {
   fileName: string;
+  stream: Readable;
+  /** Validated; known only once the whole body is read, since they may follow the file. */
+  fields: Promise<ScrapeUploadFields>;
 }
-
-/**
- * How an upload reaches the service: streams the file into `store` (never buffered whole) and answers the form's
- * text fields, already validated. The text fields may follow the file, so they are known only at the end.
- */
-export type ReadScrapeUpload = (
-  store: (file: { fileName: string; stream: Readable }) => Promise<StoredUpload>,
-) => Promise<{ fields: ScrapeUploadFields; upload: StoredUpload }>;
 
 /** Stores the job with its rows in one transaction and starts its workflow; one that cannot start is taken back. */
-export async function createScrapeJob(ctx: JobContext, read: ReadScrapeUpload): Promise<ScrapeJobDto> {
+export async function createScrapeJob(ctx: JobContext, upload: ScrapeUpload): Promise<ScrapeJobDto> {
   const { em, organizationId, config } = ctx;
   const job = await em.transactional(async (tx) => {
     // The job row comes first (items reference it); its name and input type are settled once the whole upload is read.
     const created = tx.create(ScrapeJob, { id: newId(), organization: organizationId, name: '', inputType: 'companies', status: 'pending', totalItems: 0 });
     await tx.flush();
-    const { fields, upload } = await read(async (file) => ({
-      fileName: file.fileName,
-      ...(await storeScrapeRows(tx, created.id, file.stream, config.SCRAPE_MAX_ROWS)),
-    }));
-    const inputType = fields.inputType ?? detectInputType(upload.columns);
+    const stored = await storeScrapeRows(tx, created.id, upload.stream, config.SCRAPE_MAX_ROWS);
+    const fields = await upload.fields;
+    const inputType = fields.inputType ?? detectInputType(stored.columns);
     if (!inputType) {
       throw new ApiError('unprocessable', 'The header row names no usable set of columns', {
         reason: 'unrecognized_headers',
         accepted: acceptedScrapeColumns(),
       });
     }
-    if (!supportsInputType(upload.columns, inputType)) {
+    if (!supportsInputType(stored.columns, inputType)) {
       throw new ApiError('unprocessable', `A ${inputType} file needs the column(s) ${requiredColumnsText(inputType)}`, {
         reason: 'missing_columns',
         inputType,
@@ -77,7 +65,7 @@ export async function createScrapeJob(ctx: JobContext, read: ReadScrapeUpload): 
     }
     created.name = fields.name || jobNameFromFileName(upload.fileName) || 'Scrape job';
     created.inputType = inputType;
-    created.totalItems = upload.totalItems;
+    created.totalItems = stored.totalItems;
     await tx.flush();
     return created;
   });

@@ -1,9 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { insertScrapeItems } from './repository-items.ts';
 import {
   acceptedScrapeColumns,
   mapScrapeHeader,
+  SCRAPE_INPUT_TYPES,
   type ScrapeColumn,
   type ScrapeRowValues,
   scrapeRowValues,
@@ -13,7 +15,14 @@ import { readCsvRecords, uploadError } from '../csv/read.ts';
 
 const BATCH = 1000;
 
-export interface StoredScrapeRows {
+/** The text fields of the upload; they may come before or after the file. */
+export const ScrapeUploadFieldsSchema = z.object({
+  name: z.string().trim().max(200).optional(),
+  inputType: z.enum(SCRAPE_INPUT_TYPES).optional(),
+});
+export type ScrapeUploadFields = z.infer<typeof ScrapeUploadFieldsSchema>;
+
+interface StoredScrapeRows {
   totalItems: number;
   /** The recognized columns of the header row: what decides (or must support) the input type. */
   columns: Set<ScrapeColumn>;

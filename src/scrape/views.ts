@@ -1,25 +1,29 @@
 /** A scrape job as its GET routes show it (CONTRACT §4); webhook events (§9.3) carry the same shape. */
+import { z } from '@hono/zod-openapi';
 import type { IScrapeJob } from '../db/entities/scrape-job.ts';
-import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
-import { iso } from '../domain/time.ts';
+import { SCRAPE_INPUT_TYPES, SCRAPE_JOB_STATUSES } from '../domain/scrape.ts';
+import { iso, Timestamp } from '../domain/time.ts';
 
 // The job's items as its detail and download show them, row by row.
 export type { ScrapeItemRow } from './repository-items.ts';
 
-export interface ScrapeJobDto {
-  id: string;
-  name: string;
-  status: ScrapeJobStatus;
-  inputType: ScrapeInputType;
-  totalItems: number;
-  completedItems: number;
-  foundItems: number;
-  failureReason: string | null;
-  listId: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-}
+export const ScrapeJobSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    status: z.enum(SCRAPE_JOB_STATUSES),
+    inputType: z.enum(SCRAPE_INPUT_TYPES),
+    totalItems: z.number().int(),
+    completedItems: z.number().int(),
+    foundItems: z.number().int(),
+    failureReason: z.string().nullable().openapi({ description: 'Why the job failed; null unless `failed`' }),
+    listId: z.uuid().nullable().openapi({ description: 'The list the first sync created; null before' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    completedAt: Timestamp.nullable().openapi({ description: 'When the job completed or failed' }),
+  })
+  .openapi('ScrapeJob');
+export type ScrapeJobDto = z.infer<typeof ScrapeJobSchema>;
 
 export const toScrapeJobDto = (job: IScrapeJob): ScrapeJobDto => ({
   id: job.id,

@@ -13,6 +13,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
 import { countJobDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
+import type { DomainStat } from './views.ts';
 
 /** Everything the job's read routes show that is aggregated from its result and spend rows. */
 export interface VerificationJobCounts {
@@ -229,16 +230,6 @@ export async function pageVerificationJobs(
     limit,
   });
   return { rows, total };
-}
-
-export interface DomainStat {
-  domain: string;
-  totalEmails: number;
-  validCount: number;
-  invalidCount: number;
-  catchAllCount: number;
-  unknownCount: number;
-  isCatchAll: boolean | null;
 }
 
 /** Per-domain counts of the final results (the domains' running counts), largest domains first. */

@@ -1,46 +1,88 @@
 /** A verification job as its GET routes show it (CONTRACT §3); webhook events (§9.3) carry the same shape. */
+import { z } from '@hono/zod-openapi';
 import type { VerificationJobView } from './repository.ts';
 
-// What the routes' schemas show besides the job: its per-domain statistics and per-address results.
-export type { CatchAllBand, DomainStat, ResultRow, VerificationJobView } from './repository.ts';
-import { coveragePercentage, type Decision, type JobWarning, microsToDollars, type VerificationMethod, type VerificationStage } from '../domain/verification.ts';
-import { iso } from '../domain/time.ts';
+// What the routes' schemas show besides the job and its domains: its per-address results.
+export type { CatchAllBand, ResultRow, VerificationJobView } from './repository.ts';
+import {
+  coveragePercentage,
+  DECISIONS,
+  JOB_WARNING_CODES,
+  microsToDollars,
+  VERIFICATION_METHODS,
+  VERIFICATION_STAGES,
+} from '../domain/verification.ts';
+import { iso, Timestamp } from '../domain/time.ts';
 
-export interface VerificationJobDto {
-  warnings: JobWarning[];
-  id: string;
-  listId: string;
-  listName: string;
-  verificationStage: VerificationStage;
-  verificationMethod: VerificationMethod;
-  totalEmails: number;
-  processedEmails: number;
-  /** Addresses waiting for a later greylisting attempt (SMTP_GREYLIST_SCHEDULE). */
-  deferredCount: number;
-  /** When the next greylisting pass is due; null when nothing is deferred or no pass is scheduled yet. */
-  nextRetryAt: string | null;
-  smtpValidCount: number;
-  smtpInvalidCount: number;
-  smtpCatchAllCount: number;
-  smtpUnknownCount: number;
-  smtpCompletedAt: string | null;
-  coveragePercentage: number;
-  /** Each address's last result, whichever stage decided it. */
-  finalCounts: { valid: number; invalid: number; catchAll: number; unknown: number };
-  userDecision: Decision | null;
-  catchAllMaxScore: number | null;
-  decisionMadeAt: string | null;
-  apiVerifiedEmails: number;
-  apiCost: number;
-  apiValidCount: number;
-  apiInvalidCount: number;
-  apiCatchAllCount: number;
-  apiUnknownCount: number;
-  completedAt: string | null;
-  failureReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export const count = z.number().int();
+export const dollars = z
+  .number()
+  .openapi({ description: 'US dollars, at most 6 decimals (computed in micro-dollars)', example: 0.0015 });
+
+export const VerificationJobSchema = z
+  .object({
+    id: z.uuid(),
+    listId: z.uuid(),
+    listName: z.string(),
+    verificationStage: z.enum(VERIFICATION_STAGES),
+    verificationMethod: z.enum(VERIFICATION_METHODS),
+    totalEmails: count,
+    processedEmails: count.openapi({ description: 'Addresses whose work in the current stage is done' }),
+    deferredCount: count.openapi({
+      description: 'Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE)',
+    }),
+    nextRetryAt: Timestamp.nullable().openapi({
+      description:
+        'When the next attempt of the deferred addresses is due; null when none is deferred, and while the first pass or a later attempt is under way',
+    }),
+    smtpValidCount: count,
+    smtpInvalidCount: count,
+    smtpCatchAllCount: count,
+    smtpUnknownCount: count,
+    smtpCompletedAt: Timestamp.nullable(),
+    coveragePercentage: z
+      .number()
+      .openapi({ description: '(Valid + Invalid) / totalEmails × 100 over final results, 2 decimals' }),
+    userDecision: z.enum(DECISIONS).nullable(),
+    catchAllMaxScore: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The score bound of the decision: only Catch-All results scored at or below it went to the provider' }),
+    finalCounts: z
+      .object({ valid: count, invalid: count, catchAll: count, unknown: count })
+      .openapi({ description: "Each address's last result, whichever stage (mail server or provider) decided it" }),
+    decisionMadeAt: Timestamp.nullable(),
+    apiVerifiedEmails: count,
+    apiCost: dollars,
+    apiValidCount: count,
+    apiInvalidCount: count,
+    apiCatchAllCount: count,
+    apiUnknownCount: count,
+    completedAt: Timestamp.nullable(),
+    failureReason: z.string().nullable().openapi({ description: 'Why a `failed` job stopped' }),
+    warnings: z
+      .array(z.object({ code: z.enum(JOB_WARNING_CODES), message: z.string() }))
+      .openapi({ description: 'Conditions of the verifying worker that kept addresses from a verdict' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi('VerificationJob');
+export type VerificationJobDto = z.infer<typeof VerificationJobSchema>;
+
+/** A domain's final results in the job, as its progress shows them. */
+export const DomainStatSchema = z
+  .object({
+    domain: z.string(),
+    totalEmails: count,
+    validCount: count,
+    invalidCount: count,
+    catchAllCount: count,
+    unknownCount: count,
+    isCatchAll: z.boolean().nullable(),
+  })
+  .openapi('VerificationDomainStats');
+export type DomainStat = z.infer<typeof DomainStatSchema>;
 
 const later = (a: Date, b: Date | null) => (b && b > a ? b : a);
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { bulkEnrichmentJob, bulkEnrichmentLive, enrichOne, pageBulkEnrichmentDtos, startBulkEnrichment } from '../../enrichment/service.ts';
+import { BulkJobSchema } from '../../enrichment/views.ts';
 import { streamJob } from '../job-stream.ts';
 import { findEmailRoutesFor } from './find-email.ts';
 import { jobContext } from '../middleware/request-context.ts';
@@ -8,7 +9,6 @@ import { json, offsetOf, PageQuerySchema, pageOf, paginated, uuidParam } from '.
 import {
   BulkCreatedSchema,
   BulkEnrichRequestSchema,
-  BulkJobSchema,
   EnrichRequestSchema,
   EnrichResultSchema,
 } from '../schemas/enrichment.ts';

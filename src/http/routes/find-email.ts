@@ -2,7 +2,8 @@ import { findEmailAddress, findEmailResult } from '../../finder/service.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { type Audience, createRouter } from '../router.ts';
 import { json, uuidParam } from '../schemas/common.ts';
-import { FindEmailPendingSchema, FindEmailRequestSchema, FindEmailResultSchema } from '../schemas/find-email.ts';
+import { FindAnswerSchema } from '../../domain/find-answer.ts';
+import { FindEmailPendingSchema, FindEmailRequestSchema } from '../schemas/find-email.ts';
 
 const PENDING = 'Not known yet: the find waits out greylisting (durably, in its workflow); read it again later';
 
@@ -23,7 +24,7 @@ export const findEmailRoutesFor = (audience: Audience) =>
           '`Valid` address. A find that must wait out greylisting answers 202 with its `findId`.',
         request: { body: { required: true, ...json(FindEmailRequestSchema) } },
         responses: {
-          200: { description: 'The find', ...json(FindEmailResultSchema) },
+          200: { description: 'The find', ...json(FindAnswerSchema) },
           202: { description: PENDING, ...json(FindEmailPendingSchema) },
         },
         errors: ['validation_error', 'insufficient_credits'],
@@ -41,7 +42,7 @@ export const findEmailRoutesFor = (audience: Audience) =>
         summary: 'The result of a find answered 202',
         request: { params: uuidParam('findId') },
         responses: {
-          200: { description: 'The find', ...json(FindEmailResultSchema) },
+          200: { description: 'The find', ...json(FindAnswerSchema) },
           202: { description: PENDING, ...json(FindEmailPendingSchema) },
         },
         errors: ['validation_error', 'not_found'],

@@ -185,7 +185,7 @@ export const listRoutes = listRoutesFor(sessionAudience).openapi(
   async (c) => {
     const { config } = c.var.deps;
     const importLeads = await leadImportInto(requestEm(c), organizationId(c), c.req.valid('param').listId, config.SCRAPE_MAX_ROWS);
-    const { result } = await streamMultipart(c.req.raw, {
+    const result = await streamMultipart(c.req.raw, {
       fileField: 'file',
       maxFileBytes: config.SCRAPE_MAX_FILE_BYTES,
       consume: (file) => importLeads(file.stream, onDuplicateField(file.fieldsBefore)),

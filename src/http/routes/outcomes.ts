@@ -39,7 +39,7 @@ export const outcomeRoutes = createRouter()
     async (c) => {
       const em = requestEm(c);
       const orgId = organizationId(c);
-      const { result } = await streamMultipart(c.req.raw, {
+      const result = await streamMultipart(c.req.raw, {
         fileField: 'file',
         maxFileBytes: MAX_OUTCOME_FILE_BYTES,
         consume: (file) => importOutcomes(em, orgId, file.stream),

@@ -8,11 +8,12 @@ import {
   pageScrapeJobDtos,
   pauseScrapeJob,
   resumeScrapeJob,
-  type ScrapeUploadFields,
   scrapeJobLive,
   scrapeJobWithItems,
   syncScrapeJob,
 } from '../../scrape/service.ts';
+import { type ScrapeUploadFields, ScrapeUploadFieldsSchema } from '../../scrape/upload.ts';
+import { ScrapeJobSchema } from '../../scrape/views.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';
 import { streamJob } from '../job-stream.ts';
@@ -23,10 +24,8 @@ import {
   ScrapeDetailQuerySchema,
   ScrapeDownloadQuerySchema,
   ScrapeJobDetailSchema,
-  ScrapeJobSchema,
   ScrapeListQuerySchema,
   ScrapeSyncResultSchema,
-  ScrapeUploadFieldsSchema,
   toScrapeItemDto,
 } from '../schemas/scrape.ts';
 
@@ -67,9 +66,12 @@ export const scrapeRoutes = createRouter()
     }),
     async (c) => {
       const { config } = c.var.deps;
-      const job = await createScrapeJob(jobContext(c), async (store) => {
-        const { fields, result } = await streamMultipart(c.req.raw, { fileField: 'file', maxFileBytes: config.SCRAPE_MAX_FILE_BYTES, consume: store });
-        return { fields: uploadFields(fields), upload: result };
+      const ctx = jobContext(c);
+      const job = await streamMultipart(c.req.raw, {
+        fileField: 'file',
+        maxFileBytes: config.SCRAPE_MAX_FILE_BYTES,
+        parseFields: uploadFields,
+        consume: (upload) => createScrapeJob(ctx, upload),
       });
       const rows = job.totalItems === 1 ? 'row' : 'rows';
       return c.json({ job, message: `Scrape job created with ${job.totalItems} ${rows}` }, 201);

@@ -14,6 +14,7 @@ import {
   verificationJobEstimate,
   verificationProgress,
 } from '../../verification/service.ts';
+import { VerificationJobSchema } from '../../verification/views.ts';
 import { streamJob } from '../job-stream.ts';
 import { type Audience, createRouter, sessionAudience, sessionRoute } from '../router.ts';
 import { iso } from '../../domain/time.ts';
@@ -30,7 +31,6 @@ import {
   toProgressDto,
   toResultDto,
   VerificationJobInputSchema,
-  VerificationJobSchema,
   VerificationProgressSchema,
   VerificationResultSchema,
   VerificationResultTranscriptSchema,

@@ -1,7 +1,7 @@
 // The account's shapes (CONTRACT §1, §15): the signed-in user with their organization, its members and invites.
 import { z } from '@hono/zod-openapi';
 import { USER_ROLES } from '../../domain/roles.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp } from '../../domain/time.ts';
 
 export const MeSchema = z
   .object({

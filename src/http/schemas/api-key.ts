@@ -2,8 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { StoredApiKey } from '../../auth/api-keys.ts';
 import type { Scope } from '../../domain/scopes.ts';
 import { ALL_SCOPES } from '../../domain/scopes.ts';
-import { iso } from '../../domain/time.ts';
-import { Timestamp } from './common.ts';
+import { iso, Timestamp } from '../../domain/time.ts';
 
 export const ScopeSchema = z.enum(ALL_SCOPES).openapi('ApiKeyScope');
 

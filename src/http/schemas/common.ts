@@ -18,7 +18,6 @@ export const offsetOf = ({ page, limit }: PageQuery) => (page - 1) * limit;
 export const uuidParam = <K extends string>(name: K) =>
   z.object({ [name]: z.uuid().openapi({ param: { name, in: 'path' } }) } as Record<K, z.ZodUUID>);
 
-export const Timestamp = z.iso.datetime().openapi({ example: '2026-11-20T12:00:00.000Z' });
 
 /** A JSON request body or response entry of a route declaration. */
 export const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });

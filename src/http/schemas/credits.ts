@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { LedgerEntryRecord } from '../../accounts/credits.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp } from '../../domain/time.ts';
 
 export const BalanceSchema = z.object({ balance: z.number().int() }).openapi('CreditBalance');
 

@@ -1,9 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { BULK_STATUSES, ENRICHMENT_FIELDS, STOP_REASONS } from '../../domain/enrichment.ts';
+import { BULK_STATUSES, ENRICHMENT_FIELDS } from '../../domain/enrichment.ts';
 import { normalizeProfileUrl } from '../../domain/profile-url.ts';
-import { Timestamp } from './common.ts';
-
-const FieldSchema = z.enum(ENRICHMENT_FIELDS);
+import { EnrichmentFieldSchema } from '../../enrichment/views.ts';
 
 export const EnrichRequestSchema = z
   .object({
@@ -44,7 +42,7 @@ export const EnrichResultSchema = z
     success: z.boolean().openapi({ description: 'The providers found the person (even if no datum was verified or affordable)' }),
     profile: EnrichedProfileSchema,
     creditsUsed: z.number().int(),
-    withheld: z.array(FieldSchema).openapi({ description: 'Verified data found but not delivered: the balance could not pay for it' }),
+    withheld: z.array(EnrichmentFieldSchema).openapi({ description: 'Verified data found but not delivered: the balance could not pay for it' }),
   })
   .openapi('EnrichResult');
 
@@ -52,7 +50,7 @@ export const BulkEnrichRequestSchema = z
   .object({
     listId: z.uuid(),
     fields: z
-      .array(FieldSchema)
+      .array(EnrichmentFieldSchema)
       .min(1)
       .max(ENRICHMENT_FIELDS.length)
       .optional()
@@ -70,24 +68,3 @@ export const BulkCreatedSchema = z
     estimatedCredits: z.number().int().openapi({ description: 'Upper bound: leads × credits of the requested fields' }),
   })
   .openapi('BulkEnrichmentCreated');
-
-export const BulkJobSchema = z
-  .object({
-    jobId: z.uuid(),
-    listId: z.uuid(),
-    status: z.enum(BULK_STATUSES),
-    fields: z.array(FieldSchema),
-    totalLeads: z.number().int(),
-    processedLeads: z.number().int(),
-    successCount: z.number().int().openapi({ description: 'Leads that received at least one requested field' }),
-    failedCount: z.number().int(),
-    skippedCount: z.number().int().openapi({ description: 'Leads not processed because credits ran out' }),
-    creditsUsed: z.number().int(),
-    estimatedCredits: z.number().int(),
-    stopReason: z.enum(STOP_REASONS).nullable(),
-    failureReason: z.string().nullable(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    completedAt: Timestamp.nullable(),
-  })
-  .openapi('BulkEnrichmentJob');

@@ -3,8 +3,7 @@ import { EMAIL_RESULTS, LEAD_SOURCES } from '../../domain/lead.ts';
 import { LeadInputSchema } from '../../domain/lead-input.ts';
 import { ON_DUPLICATE } from '../../domain/lead-duplicates.ts';
 import type { LeadRecord } from '../../lists/service.ts';
-import { iso } from '../../domain/time.ts';
-import { Timestamp } from './common.ts';
+import { iso, Timestamp } from '../../domain/time.ts';
 
 export const LeadUpdateSchema = LeadInputSchema.partial().openapi('LeadUpdate');
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { CountedList } from '../../lists/service.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp } from '../../domain/time.ts';
 
 export const ListInputSchema = z
   .object({

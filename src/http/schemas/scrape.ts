@@ -1,24 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import type { ScrapeItemRow } from '../../scrape/views.ts';
-import { SCRAPE_INPUT_TYPES, SCRAPE_ITEM_STATUSES, SCRAPE_JOB_STATUSES } from '../../domain/scrape.ts';
-import { PageQuerySchema, Timestamp } from './common.ts';
-
-export const ScrapeJobSchema = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    status: z.enum(SCRAPE_JOB_STATUSES),
-    inputType: z.enum(SCRAPE_INPUT_TYPES),
-    totalItems: z.number().int(),
-    completedItems: z.number().int(),
-    foundItems: z.number().int(),
-    failureReason: z.string().nullable().openapi({ description: 'Why the job failed; null unless `failed`' }),
-    listId: z.uuid().nullable().openapi({ description: 'The list the first sync created; null before' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    completedAt: Timestamp.nullable().openapi({ description: 'When the job completed or failed' }),
-  })
-  .openapi('ScrapeJob');
+import { type ScrapeItemRow, ScrapeJobSchema } from '../../scrape/views.ts';
+import { SCRAPE_ITEM_STATUSES, SCRAPE_JOB_STATUSES } from '../../domain/scrape.ts';
+import { PageQuerySchema } from './common.ts';
 
 export const ScrapeItemSchema = z
   .object({
@@ -48,12 +31,6 @@ export const toScrapeItemDto = (item: ScrapeItemRow): z.infer<typeof ScrapeItemS
   lastName: item.lastName,
   domain: item.domain,
   error: item.error,
-});
-
-/** The text fields of the upload; they may come before or after the file. */
-export const ScrapeUploadFieldsSchema = z.object({
-  name: z.string().trim().max(200).optional(),
-  inputType: z.enum(SCRAPE_INPUT_TYPES).optional(),
 });
 
 export const ScrapeCreatedSchema = z.object({ job: ScrapeJobSchema, message: z.string() }).openapi('ScrapeJobCreated');

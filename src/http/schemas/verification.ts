@@ -1,25 +1,28 @@
 import { z } from '@hono/zod-openapi';
 import { MX_PROVIDERS } from '../../domain/mx-provider.ts';
 import { CATCH_ALL_MAX_SCORE, CATCH_ALL_REASONS, MAILBOX_SIGNALS } from '../../domain/catch-all.ts';
-import type { CatchAllBand, DomainStat, VerificationJobView, ResultRow } from '../../verification/views.ts';
 import { EMAIL_RESULTS, type EmailResult } from '../../domain/lead.ts';
 import {
   costEstimate,
   DECISIONS,
-  JOB_WARNING_CODES,
   RESULT_SOURCES,
   takesCatchAllBound,
   VERIFICATION_METHODS,
   VERIFICATION_STAGES,
 } from '../../domain/verification.ts';
-import { iso } from '../../domain/time.ts';
-import { PageQuerySchema, Timestamp } from './common.ts';
-import { toJobDto } from '../../verification/views.ts';
-
-const count = z.number().int();
-const dollars = z
-  .number()
-  .openapi({ description: 'US dollars, at most 6 decimals (computed in micro-dollars)', example: 0.0015 });
+import { iso, Timestamp } from '../../domain/time.ts';
+import { PageQuerySchema } from './common.ts';
+import {
+  type CatchAllBand,
+  count,
+  type DomainStat,
+  DomainStatSchema,
+  dollars,
+  type ResultRow,
+  toJobDto,
+  VerificationJobSchema,
+  type VerificationJobView,
+} from '../../verification/views.ts';
 
 /** The evidence behind a verdict (CONTRACT §10), alike on a job's results and a single check. */
 export const EvidenceFields = {
@@ -35,68 +38,6 @@ export const VerificationJobInputSchema = z
   })
   .strict()
   .openapi('VerificationJobInput');
-
-export const VerificationJobSchema = z
-  .object({
-    id: z.uuid(),
-    listId: z.uuid(),
-    listName: z.string(),
-    verificationStage: z.enum(VERIFICATION_STAGES),
-    verificationMethod: z.enum(VERIFICATION_METHODS),
-    totalEmails: count,
-    processedEmails: count.openapi({ description: 'Addresses whose work in the current stage is done' }),
-    deferredCount: count.openapi({
-      description: 'Addresses waiting for a later attempt after a 4xx (greylisting, SMTP_GREYLIST_SCHEDULE)',
-    }),
-    nextRetryAt: Timestamp.nullable().openapi({
-      description:
-        'When the next attempt of the deferred addresses is due; null when none is deferred, and while the first pass or a later attempt is under way',
-    }),
-    smtpValidCount: count,
-    smtpInvalidCount: count,
-    smtpCatchAllCount: count,
-    smtpUnknownCount: count,
-    smtpCompletedAt: Timestamp.nullable(),
-    coveragePercentage: z
-      .number()
-      .openapi({ description: '(Valid + Invalid) / totalEmails × 100 over final results, 2 decimals' }),
-    userDecision: z.enum(DECISIONS).nullable(),
-    catchAllMaxScore: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'The score bound of the decision: only Catch-All results scored at or below it went to the provider' }),
-    finalCounts: z
-      .object({ valid: count, invalid: count, catchAll: count, unknown: count })
-      .openapi({ description: "Each address's last result, whichever stage (mail server or provider) decided it" }),
-    decisionMadeAt: Timestamp.nullable(),
-    apiVerifiedEmails: count,
-    apiCost: dollars,
-    apiValidCount: count,
-    apiInvalidCount: count,
-    apiCatchAllCount: count,
-    apiUnknownCount: count,
-    completedAt: Timestamp.nullable(),
-    failureReason: z.string().nullable().openapi({ description: 'Why a `failed` job stopped' }),
-    warnings: z
-      .array(z.object({ code: z.enum(JOB_WARNING_CODES), message: z.string() }))
-      .openapi({ description: 'Conditions of the verifying worker that kept addresses from a verdict' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  })
-  .openapi('VerificationJob');
-
-export const DomainStatSchema = z
-  .object({
-    domain: z.string(),
-    totalEmails: count,
-    validCount: count,
-    invalidCount: count,
-    catchAllCount: count,
-    unknownCount: count,
-    isCatchAll: z.boolean().nullable(),
-  })
-  .openapi('VerificationDomainStats');
 
 export const VerificationProgressSchema = z
   .object({

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { CheckRecord } from '../../single-check/messages.ts';
 import { EMAIL_RESULTS } from '../../domain/lead.ts';
 import { MX_PROVIDERS, providerOfHost } from '../../domain/mx-provider.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp } from '../../domain/time.ts';
 import { EvidenceFields } from './verification.ts';
 
 export const VerifyInputSchema = z

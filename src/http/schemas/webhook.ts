@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 import type { DeliveryRecord, EndpointRecord } from '../../webhooks/endpoints.ts';
 import { iso } from '../../domain/time.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp } from '../../domain/time.ts';
 
 export const WebhookEndpointInputSchema = z
   .object({
