@@ -1,6 +1,6 @@
 import { findEmail, type FinderDeps } from '../src/finder/engine.ts';
 import type { FindStep, FindStepInput, SettleFindInput } from '../src/finder/messages.ts';
-import { settleFind } from '../src/finder/settle.ts';
+import { settleFind } from '../src/finder/engine-settle.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** Finder activities, sharing the worker's prober (its per-host limits) and directory (its shared pace). */

@@ -11,7 +11,7 @@ export interface MonthUsage {
 
 /**
  * One row per month of [from, to] (first days, UTC), months without activity included. Charges are the ledger's
- * debits, told apart by their idempotency key's last part (`…:workEmail`, one charge per datum, enrichment/settle.ts);
+ * debits, told apart by their idempotency key's last part (`…:workEmail`, one charge per datum, enrichment/engine-settle.ts);
  * `total` is every debit. Dollars are the provider spend rows (one per address bought), summed in micro-dollars.
  */
 const USAGE_BY_MONTH = `

@@ -5,8 +5,8 @@ import { loadProviderSettings } from '../db/repos/enrichment-settings.ts';
 import type { EnrichmentProviderId } from '../domain/enrichment.ts';
 import type { EnrichmentProvider } from '../providers/enrichment/index.ts';
 import type { SmtpProber } from '../smtp/prober.ts';
-import { EmailChecker } from './email-checker.ts';
-import { buildChain, type ChainLink } from './provider-chain.ts';
+import { EmailChecker } from './engine-email-checker.ts';
+import { buildChain, type ChainLink } from './engine-provider-chain.ts';
 
 /** The long-lived clients enrichment needs (one set per worker process). */
 export interface EnrichmentClients {

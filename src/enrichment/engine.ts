@@ -7,9 +7,9 @@ import { type BulkWork, loadBulkWork, moveBulkCursor, recordBulkBatch } from './
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries, type CachedProfile } from './repository-profiles.ts';
 import { type EnrichmentLeadRow, leadsForEnrichment, writeEnrichedValues } from '../db/repos/leads.ts';
 import type { EnrichmentField } from '../domain/enrichment.ts';
-import { type Delivery, deliverFinds, lockOrganization } from './settle.ts';
+import { type Delivery, deliverFinds, lockOrganization } from './engine-settle.ts';
 import { prepareWaterfall, type EnrichmentClients } from './clients.ts';
-import { runWaterfall, type PersonFacts, type WaterfallResult } from './waterfall.ts';
+import { runWaterfall, type PersonFacts, type WaterfallResult } from './engine-waterfall.ts';
 
 /**
  * Leads of one batch looked up at the same time. Many at once lets the email checker probe the addresses

@@ -1,6 +1,6 @@
 /** What enrichment's workflows and activities exchange: single enrichment and bulk jobs. */
 import type { EnrichmentField } from '../domain/enrichment.ts';
-import type { PersonFacts } from './waterfall.ts';
+import type { PersonFacts } from './engine-waterfall.ts';
 import { workflowType } from '../temporal/workflow-type.ts';
 
 export interface SingleEnrichmentInput {

@@ -25,7 +25,7 @@ import { pauseScrapeSignal, resumeScrapeSignal, scrapeWorkflowType } from './mes
 import { changeScrapeControl, deleteScrapeJob, getScrapeJob, pageScrapeJobs } from './repository.ts';
 import { itemsAfter, type ScrapeItemRow } from './repository-items.ts';
 import { syncScrapeJob as syncItemsToList, type ScrapeSyncResult } from './repository-sync.ts';
-import { type ScrapeUploadFields, storeScrapeRows } from './upload.ts';
+import { type ScrapeUploadFields, storeScrapeRows } from './engine-upload.ts';
 import { type ScrapeJobDto, toScrapeJobDto } from './views.ts';
 
 /** Items read per query when streaming a job's items (detail and download). */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SecretBox, SecretDecryptionError } from '../../src/crypto/secret-box.ts';
 import { mergeCacheEntry, type CachedProfile } from '../../src/enrichment/repository-profiles.ts';
 import { CREDIT_PRICES, creditsPerProfile, estimateCredits, orderedFields } from '../../src/domain/enrichment.ts';
-import { EmailChecker } from '../../src/enrichment/email-checker.ts';
-import { domainFromWebsite } from '../../src/enrichment/waterfall.ts';
+import { EmailChecker } from '../../src/enrichment/engine-email-checker.ts';
+import { domainFromWebsite } from '../../src/enrichment/engine-waterfall.ts';
 import type { EnrichmentProvider } from '../../src/providers/enrichment/index.ts';
 import type { DomainOutcome } from '../../src/smtp/prober.ts';
 

@@ -12,7 +12,7 @@ import {
   scrapeJobWithItems,
   syncScrapeJob,
 } from '../../scrape/service.ts';
-import { type ScrapeUploadFields, ScrapeUploadFieldsSchema } from '../../scrape/upload.ts';
+import { type ScrapeUploadFields, ScrapeUploadFieldsSchema } from '../../scrape/engine-upload.ts';
 import { ScrapeJobSchema } from '../../scrape/views.ts';
 import { jobContext } from '../middleware/request-context.ts';
 import { streamMultipart } from '../multipart.ts';

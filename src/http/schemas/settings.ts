@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Config } from '../../config.ts';
 import { ENRICHMENT_PROVIDERS, PROVIDER_KINDS } from '../../domain/enrichment.ts';
-import { platformKey } from '../../enrichment/provider-chain.ts';
+import { platformKey } from '../../enrichment/engine-provider-chain.ts';
 import type { ProviderSettingRecord } from '../../settings/service.ts';
 
 export const ProviderSettingSchema = z

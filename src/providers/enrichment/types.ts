@@ -38,7 +38,7 @@ export type EnrichmentProviderName = 'pdl' | 'hunter' | 'lusha';
 export type ProviderEmailResult = 'Valid' | 'Invalid' | 'Catch-All' | 'Unknown';
 
 export interface EnrichmentProvider {
-  /** An outside adapter's name, or the service's own email finder (src/finder/provider.ts). */
+  /** An outside adapter's name, or the service's own email finder (src/finder/engine-provider.ts). */
   readonly name: EnrichmentProviderName | 'finder';
   /**
    * The person behind the profile, or null when the provider has no match (or, for Hunter, the

@@ -3,8 +3,8 @@ import { normalizePhone } from '../domain/phone.ts';
 import { ProviderRequestError } from '../providers/errors.ts';
 import type { FoundEmail, FoundPhone, FoundProfile, PersonLookup } from '../providers/enrichment/index.ts';
 import { log } from '../log.ts';
-import { EmailChecker } from './email-checker.ts';
-import type { ChainLink } from './provider-chain.ts';
+import { EmailChecker } from './engine-email-checker.ts';
+import type { ChainLink } from './engine-provider-chain.ts';
 
 /** What is known about the person besides the data being looked for. */
 export interface PersonFacts {

@@ -1,7 +1,7 @@
 import { domainOf, isValidEmailSyntax, normalizeEmail } from '../domain/email.ts';
 import type { EmailResult } from '../domain/lead.ts';
 import type { SmtpProber } from '../smtp/prober.ts';
-import type { ChainLink } from './provider-chain.ts';
+import type { ChainLink } from './engine-provider-chain.ts';
 
 interface Waiter {
   resolve: (result: EmailResult) => void;

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { fillEmailsOfProfile } from '../db/repos/leads.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from './repository-profiles.ts';
 import { ENRICHMENT_FIELDS } from '../domain/enrichment.ts';
-import { deliverFinds, lockOrganization } from './settle.ts';
+import { deliverFinds, lockOrganization } from './engine-settle.ts';
 import { prepareWaterfall, type EnrichmentClients } from './clients.ts';
-import { runWaterfall, type PersonFacts } from './waterfall.ts';
+import { runWaterfall, type PersonFacts } from './engine-waterfall.ts';
 import type { ProfileLookup, SingleEnrichmentInput, SingleEnrichmentResult } from './messages.ts';
 
 /**
