@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EmailTemplate } from '../domain/email-templates.ts';
 
 /** Marks the job's templates as learned; false when they already were (a retried activity learns nothing twice). */
 export async function claimTemplateLearning(em: EntityManager, jobId: string): Promise<boolean> {
@@ -45,15 +44,4 @@ export async function namedValidAddresses(
     return [{ email, domain, firstName: l.first_name as string, lastName: l.last_name as string }];
   });
   return { rows, lastId: leads.length < limit ? null : (leads[leads.length - 1]!.id as string) };
-}
-
-/** Adds learned counts to the shared table (one statement). */
-export async function addTemplateCounts(em: EntityManager, counts: Array<{ domain: string; template: EmailTemplate; n: number }>) {
-  if (counts.length === 0) return;
-  await em.execute(
-    `insert into domain_template_share (domain, template, valid_count, updated_at)
-     select v.domain, v.template, v.n, now() from jsonb_to_recordset(?::jsonb) as v(domain text, template text, n int)
-     on conflict (domain, template) do update set valid_count = domain_template_share.valid_count + excluded.valid_count, updated_at = now()`,
-    [JSON.stringify(counts)],
-  );
 }
