@@ -1,6 +1,8 @@
 /** Domain facts shared by everyone (CONTRACT §9.1): what a probe learned about a domain, read by the single check and the finder. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { newId } from '../entities/common.ts';
+import { kysely } from '../kysely.ts';
 
 export interface DomainFact {
   domain: string;
@@ -14,33 +16,41 @@ export interface DomainFact {
   checkedAt: Date;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw rows, mapped field by field
-const date = (v: any): Date => (v instanceof Date ? v : new Date(v));
+const FACT_COLUMNS = ['domain', 'mxHost', 'isCatchAll', 'mailVerdict', 'smtpCode', 'enhancedCode', 'checkedAt'] as const;
 
 export async function freshDomainFact(em: EntityManager, domain: string, ttlMs: number): Promise<DomainFact | null> {
-  const [row] = await em.getConnection().execute(
-    `select domain, mx_host, is_catch_all, mail_verdict, smtp_code, enhanced_code, checked_at from verify_domain_fact
-      where domain = ? and checked_at > now() - make_interval(secs => ?)`,
-    [domain, ttlMs / 1000],
-  );
-  if (!row) return null;
-  return {
-    domain: row.domain,
-    mxHost: row.mx_host,
-    isCatchAll: row.is_catch_all,
-    mailVerdict: row.mail_verdict,
-    smtpCode: row.smtp_code,
-    enhancedCode: row.enhanced_code,
-    checkedAt: date(row.checked_at),
-  };
+  const row = await kysely(em)
+    .selectFrom('verify_domain_fact')
+    .select(FACT_COLUMNS)
+    .where('domain', '=', domain)
+    .where('checkedAt', '>', sql<Date>`now() - make_interval(secs => ${ttlMs / 1000})`)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** Last writer wins: any process's newer probe replaces the fact. */
 export async function saveDomainFact(em: EntityManager, fact: DomainFact): Promise<void> {
-  await em.getConnection().execute(
-    `insert into verify_domain_fact (id, domain, mx_host, is_catch_all, mail_verdict, smtp_code, enhanced_code, checked_at) values (?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (domain) do update set mx_host = excluded.mx_host, is_catch_all = excluded.is_catch_all,
-       mail_verdict = excluded.mail_verdict, smtp_code = excluded.smtp_code, enhanced_code = excluded.enhanced_code, checked_at = excluded.checked_at`,
-    [newId(), fact.domain, fact.mxHost, fact.isCatchAll, fact.mailVerdict, fact.smtpCode, fact.enhancedCode, fact.checkedAt],
-  );
+  await kysely(em)
+    .insertInto('verify_domain_fact')
+    .values({
+      id: newId(),
+      domain: fact.domain,
+      mxHost: fact.mxHost,
+      isCatchAll: fact.isCatchAll,
+      mailVerdict: fact.mailVerdict,
+      smtpCode: fact.smtpCode,
+      enhancedCode: fact.enhancedCode,
+      checkedAt: fact.checkedAt,
+    })
+    .onConflict((oc) =>
+      oc.column('domain').doUpdateSet((eb) => ({
+        mxHost: eb.ref('excluded.mxHost'),
+        isCatchAll: eb.ref('excluded.isCatchAll'),
+        mailVerdict: eb.ref('excluded.mailVerdict'),
+        smtpCode: eb.ref('excluded.smtpCode'),
+        enhancedCode: eb.ref('excluded.enhancedCode'),
+        checkedAt: eb.ref('excluded.checkedAt'),
+      })),
+    )
+    .execute();
 }
