@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import queryDialect from './eslint-rules/query-dialect.js';
+import storageHomes from './eslint-rules/storage-homes.js';
 
 const HTTP = { group: ['**/http/*', '**/http/**'], message: 'Code below the HTTP layer must not depend on it: move what it needs down (src/errors.ts, src/domain/).' };
 // The sandbox's stand-ins are for `npm run dev` and the tests: production code never reaches them.
@@ -74,6 +76,30 @@ export default tseslint.config(
     RUNTIME,
     { group: OUTSIDE_DB, message: 'The database layer stores and reads; it must not call mail hosts, providers, Temporal, services or engines.' },
   ]),
+  {
+    // Where storage lives and how it is queried (README: Layout, "Storage homes"; Development, "Queries").
+    files: ['src/**/*.ts'],
+    plugins: { local: { rules: { 'storage-homes': storageHomes, 'query-dialect': queryDialect } } },
+    rules: {
+      'local/storage-homes': [
+        'error',
+        {
+          // Each waits on a file another change holds: src/verification/repository-work.ts imports the first, and
+          // src/verification/repository.ts (which webhooks/job-event.ts reads) moves to src/db/repos/ once it is free.
+          waiting: {
+            'db/repos/lead-write-back.ts': 'moves to src/verification/ with the change on repository-work.ts',
+            'verification/repository.ts': 'moves to src/db/repos/ with the change on it',
+          },
+        },
+      ],
+      'local/query-dialect': 'error',
+    },
+  },
+  {
+    // Another change is rewriting these two; their inline statements become kysely or named constants there.
+    files: ['src/verification/repository.ts', 'src/verification/repository-work.ts'],
+    rules: { 'local/query-dialect': 'off' },
+  },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.
     files: ['workflows/**/*.ts'],

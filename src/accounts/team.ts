@@ -1,7 +1,9 @@
 /** An organization's people (CONTRACT §15): invites that admit one member each, the members, and removing one. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { newToken, sha256Hex } from '../auth/tokens.ts';
 import { OrganizationInvite, User } from '../db/entities/index.ts';
+import { kysely } from '../db/kysely.ts';
 import { ApiError, notFound } from '../errors.ts';
 
 const INVITE_TTL_MS = 7 * 24 * 3600_000;
@@ -25,14 +27,16 @@ const badInvite = () =>
  * makes it single use however many signups race for it.
  */
 export async function redeemInvite(tx: EntityManager, token: string): Promise<string> {
-  const [invite] = await tx.execute<Array<{ organization_id: string }>>(
-    `update organization_invite set used_at = now()
-      where token_hash = ? and used_at is null and expires_at > now()
-      returning organization_id`,
-    [sha256Hex(token)],
-  );
+  const invite = await kysely(tx)
+    .updateTable('organization_invite')
+    .set({ usedAt: sql<Date>`now()` })
+    .where('tokenHash', '=', sha256Hex(token))
+    .where('usedAt', 'is', null)
+    .where('expiresAt', '>', sql<Date>`now()`)
+    .returning('organization')
+    .executeTakeFirst();
   if (!invite) throw badInvite();
-  return invite.organization_id;
+  return invite.organization;
 }
 
 export async function membersOf(em: EntityManager, organizationId: string) {

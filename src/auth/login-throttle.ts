@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { kysely } from '../db/kysely.ts';
 import { LoginFailure } from '../db/entities/index.ts';
 
 export const WINDOW_MS = 15 * 60_000;
@@ -11,15 +12,6 @@ export const MAX_FAILURES = 10;
  */
 export const MAX_ACCOUNT_FAILURES = 100;
 
-const NTH_FAILURES = `
-select
-  (select created_at from login_failure where email = ? and client_ip = ? and created_at > ?
-    order by created_at desc offset ${MAX_FAILURES - 1} limit 1) as pair,
-  (select created_at from login_failure where client_ip = ? and created_at > ?
-    order by created_at desc offset ${MAX_FAILURES - 1} limit 1) as address,
-  (select created_at from login_failure where email = ? and created_at > ?
-    order by created_at desc offset ${MAX_ACCOUNT_FAILURES - 1} limit 1) as account`;
-
 /**
  * Seconds until the caller may try again, or 0. Failures are counted in PostgreSQL so every API process
  * sees the same ones: once a rule's limit is reached within the window, the next attempt waits until the
@@ -27,15 +19,16 @@ select
  */
 export async function throttledForSeconds(em: EntityManager, email: string, clientIp: string): Promise<number> {
   const since = new Date(Date.now() - WINDOW_MS);
-  const [row] = await em.execute<Array<Record<'pair' | 'address' | 'account', Date | null>>>(NTH_FAILURES, [
-    email,
-    clientIp,
-    since,
-    clientIp,
-    since,
-    email,
-    since,
-  ]);
+  const db = kysely(em);
+  // The failure that reaches a rule's limit (the nth newest within the window), per rule; null while under it.
+  const nth = (n: number) => db.selectFrom('login_failure').select('createdAt').where('createdAt', '>', since).orderBy('createdAt', 'desc').offset(n - 1).limit(1);
+  const row = await db
+    .selectNoFrom([
+      nth(MAX_FAILURES).where('email', '=', email).where('clientIp', '=', clientIp).as('pair'),
+      nth(MAX_FAILURES).where('clientIp', '=', clientIp).as('address'),
+      nth(MAX_ACCOUNT_FAILURES).where('email', '=', email).as('account'),
+    ])
+    .executeTakeFirst();
   const latest = Math.max(...[row?.pair, row?.address, row?.account].map((at) => (at ? new Date(at).getTime() : 0)));
   const until = latest + WINDOW_MS;
   return latest > 0 && until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;

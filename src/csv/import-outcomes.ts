@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { mapHeader, rowToObject } from '../domain/csv-header.ts';
 import { checkOutcome, latestPerAddress, type OutcomeRecord } from '../domain/outcome-input.ts';
 import { ApiError } from '../errors.ts';
-import { upsertOutcomes } from '../outcomes/repository.ts';
+import { upsertOutcomes } from '../db/repos/outcomes.ts';
 import { readCsvRecords, uploadError } from './read.ts';
 
 const BATCH = 1000;

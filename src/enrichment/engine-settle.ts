@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { kysely } from '../db/kysely.ts';
 import type { CachedProfile } from './repository-profiles.ts';
 import { applyCredits, InsufficientCreditsError } from '../accounts/credits.ts';
 import { CREDIT_PRICES, orderedFields, type EnrichmentField } from '../domain/enrichment.ts';
@@ -82,9 +83,7 @@ export async function deliverFinds(
 
 /** Locks the organization's row for the rest of the transaction: every enrichment commit of one organization runs one at a time. */
 export async function lockOrganization(tx: EntityManager, organizationId: string): Promise<number> {
-  const [row] = await tx.execute<Array<{ credit_balance: number }>>(`select credit_balance from organization where id = ? for update`, [
-    organizationId,
-  ]);
+  const row = await kysely(tx).selectFrom('organization').select('creditBalance').where('id', '=', organizationId).forUpdate().executeTakeFirst();
   if (!row) throw new Error(`organization ${organizationId} does not exist`);
-  return Number(row.credit_balance);
+  return Number(row.creditBalance);
 }

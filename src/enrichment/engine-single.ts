@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { kysely } from '../db/kysely.ts';
 import { fillEmailsOfProfile } from '../db/repos/leads.ts';
 import { findFreshProfiles, mergeCacheEntry, saveCacheEntries } from './repository-profiles.ts';
 import { ENRICHMENT_FIELDS } from '../domain/enrichment.ts';
@@ -38,10 +40,8 @@ export async function settleProfile(
 ): Promise<SingleEnrichmentResult> {
   return em.transactional(async (tx) => {
     await lockOrganization(tx, input.organizationId);
-    const [recorded] = await tx.execute<Array<{ result: SingleEnrichmentResult }>>(`select result from enrichment_request where id = ?`, [
-      input.requestId,
-    ]);
-    if (recorded) return recorded.result;
+    const recorded = await kysely(tx).selectFrom('enrichment_request').select('result').where('id', '=', input.requestId).executeTakeFirst();
+    if (recorded) return recorded.result as unknown as SingleEnrichmentResult;
 
     const cached = (await findFreshProfiles(tx, input.organizationId, [input.networkUrl], clients.config.ENRICHMENT_CACHE_DAYS)).get(
       input.networkUrl,
@@ -93,10 +93,17 @@ export async function settleProfile(
       withheld: delivery.withheld,
     };
     if (delivery.values.workEmail) await fillEmailsOfProfile(tx, input.organizationId, input.networkUrl, delivery.values.workEmail);
-    await tx.execute(
-      `insert into enrichment_request (id, organization_id, network_url, credits_used, result, created_at) values (?, ?, ?, ?, ?::jsonb, now())`,
-      [input.requestId, input.organizationId, input.networkUrl, delivery.credits, JSON.stringify(result)],
-    );
+    await kysely(tx)
+      .insertInto('enrichment_request')
+      .values({
+        id: input.requestId,
+        organization: input.organizationId,
+        networkUrl: input.networkUrl,
+        creditsUsed: delivery.credits,
+        result: result as unknown as Record<string, unknown>,
+        createdAt: sql<Date>`now()`,
+      })
+      .execute();
     return result;
   });
 }

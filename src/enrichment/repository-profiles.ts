@@ -80,31 +80,41 @@ export function mergeCacheEntry(fresh: CachedProfile | undefined, update: CacheU
   };
 }
 
-/** Writes entries in one statement (a stale entry of the same profile is replaced); a multi-row upsert, kept as SQL. */
+/** Writes entries in one statement (a stale entry of the same profile is replaced). */
 export async function saveCacheEntries(em: EntityManager, organizationId: string, entries: readonly CachedProfile[]): Promise<void> {
   if (entries.length === 0) return;
-  const rows = entries.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, now())').join(', ');
-  const params = entries.flatMap((e) => [
-    newId(),
-    organizationId,
-    e.networkUrl,
-    e.firstName,
-    e.lastName,
-    e.title,
-    e.company,
-    e.values.workEmail ?? null,
-    e.values.personalEmail ?? null,
-    e.values.phone ?? null,
-    `{${e.searched.join(',')}}`,
-    e.paidAt,
-  ]);
-  await em.execute(
-    `insert into enriched_profile (id, organization_id, network_url, first_name, last_name, title, company, work_email, personal_email, phone, searched_fields, paid_at, updated_at)
-     values ${rows}
-     on conflict (organization_id, network_url) do update set
-       first_name = excluded.first_name, last_name = excluded.last_name, title = excluded.title, company = excluded.company,
-       work_email = excluded.work_email, personal_email = excluded.personal_email, phone = excluded.phone,
-       searched_fields = excluded.searched_fields, paid_at = excluded.paid_at, updated_at = now()`,
-    params,
-  );
+  await kysely(em)
+    .insertInto('enriched_profile')
+    .values(
+      entries.map((e) => ({
+        id: newId(),
+        organization: organizationId,
+        networkUrl: e.networkUrl,
+        firstName: e.firstName,
+        lastName: e.lastName,
+        title: e.title,
+        company: e.company,
+        workEmail: e.values.workEmail ?? null,
+        personalEmail: e.values.personalEmail ?? null,
+        phone: e.values.phone ?? null,
+        searchedFields: sql<EnrichmentField[]>`${[...e.searched]}::text[]`,
+        paidAt: e.paidAt,
+        updatedAt: sql<Date>`now()`,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['organization', 'networkUrl']).doUpdateSet((eb) => ({
+        firstName: eb.ref('excluded.firstName'),
+        lastName: eb.ref('excluded.lastName'),
+        title: eb.ref('excluded.title'),
+        company: eb.ref('excluded.company'),
+        workEmail: eb.ref('excluded.workEmail'),
+        personalEmail: eb.ref('excluded.personalEmail'),
+        phone: eb.ref('excluded.phone'),
+        searchedFields: eb.ref('excluded.searchedFields'),
+        paidAt: eb.ref('excluded.paidAt'),
+        updatedAt: sql<Date>`now()`,
+      })),
+    )
+    .execute();
 }

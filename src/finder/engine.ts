@@ -12,8 +12,8 @@ import { type Candidate, type FindStep, findCandidates, type TemplateCounts, tem
 import type { DirectoryAnswer, MicrosoftDirectory } from '../directory/microsoft.ts';
 import type { ProbeOutcome, SmtpProber } from '../smtp/prober.ts';
 import { NOT_ASKED } from '../smtp/verdicts.ts';
-import { freshDomainFact, saveDomainFact } from '../single-check/repository.ts';
-import { addTemplateCounts } from '../verification/repository-templates.ts';
+import { freshDomainFact, saveDomainFact } from '../db/repos/domain-facts.ts';
+import { addTemplateCounts } from '../db/repos/domain-templates.ts';
 import { domainTemplateCounts, globalTemplateCounts } from './repository.ts';
 
 export interface FinderDeps {

@@ -1,12 +1,23 @@
 import type { MiddlewareHandler } from 'hono';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { Gauge, Histogram, Registry } from 'prom-client';
+import { kysely } from '../db/kysely.ts';
 import { metricsRegistry } from '../metrics.ts';
 import type { AppDeps, AppEnv } from './env.ts';
 
-const JOBS_BY_STAGE = `
-select 'verification' as kind, verification_stage as stage, count(*)::int as n from verification_job group by 2
-union all select 'scrape', status, count(*)::int from scrape_job group by 2
-union all select 'enrichment', status, count(*)::int from enrichment_job group by 2`;
+/** Jobs counted by kind and stage, in one statement. */
+function jobsByStage(em: EntityManager) {
+  const db = kysely(em);
+  const n = sql<number>`count(*)::int`.as('n');
+  return db
+    .selectFrom('verification_job')
+    .select([sql<string>`'verification'`.as('kind'), sql<string>`verification_stage`.as('stage'), n])
+    .groupBy('verificationStage')
+    .unionAll(db.selectFrom('scrape_job').select([sql<string>`'scrape'`.as('kind'), sql<string>`status`.as('stage'), n]).groupBy('status'))
+    .unionAll(db.selectFrom('enrichment_job').select([sql<string>`'enrichment'`.as('kind'), sql<string>`status`.as('stage'), n]).groupBy('status'))
+    .execute();
+}
 
 /**
  * This app's HTTP and job metrics, served with the process's counters (src/metrics.ts) and, when the worker runs
@@ -28,7 +39,7 @@ export function createAppMetrics(deps: AppDeps) {
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await deps.orm.em.fork().getConnection().execute<Array<{ kind: string; stage: string; n: number }>>(JOBS_BY_STAGE);
+      const rows = await jobsByStage(deps.orm.em.fork());
       for (const row of rows) this.set({ kind: row.kind, stage: row.stage }, row.n);
     },
   });

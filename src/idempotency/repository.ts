@@ -25,22 +25,40 @@ export type Claim =
 
 /**
  * Takes the key for this request, or reports what holds it. The unique (organization, key) index settles a race:
- * of two concurrent first uses exactly one inserts. A key older than the window is taken over as if new (the
- * upsert with its takeover condition stays SQL: it reads better so than in the builder).
+ * of two concurrent first uses exactly one inserts. A key older than the window is taken over as if new.
  */
 export async function claimKey(em: EntityManager, r: IdempotentRequest): Promise<Claim> {
-  const conn = em.getConnection();
-  const id = newId();
-  const [taken] = await conn.execute(
-    `insert into idempotency_key (id, organization_id, key, method, path, body_hash, status, response, content_type, created_at)
-     values (?, ?, ?, ?, ?, ?, null, null, null, now())
-     on conflict (organization_id, key) do update
-       set id = excluded.id, method = excluded.method, path = excluded.path, body_hash = excluded.body_hash,
-           status = null, response = null, content_type = null, created_at = now()
-       where idempotency_key.created_at < now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})
-     returning id`,
-    [id, r.organizationId, r.key, r.method, r.path, r.bodyHash ?? ''],
-  );
+  const taken = await kysely(em)
+    .insertInto('idempotency_key')
+    .values({
+      id: newId(),
+      organization: r.organizationId,
+      key: r.key,
+      method: r.method,
+      path: r.path,
+      bodyHash: r.bodyHash ?? '',
+      status: null,
+      response: null,
+      contentType: null,
+      createdAt: sql<Date>`now()`,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['organization', 'key'])
+        .doUpdateSet((eb) => ({
+          id: eb.ref('excluded.id'),
+          method: eb.ref('excluded.method'),
+          path: eb.ref('excluded.path'),
+          bodyHash: eb.ref('excluded.bodyHash'),
+          status: null,
+          response: null,
+          contentType: null,
+          createdAt: sql<Date>`now()`,
+        }))
+        .where('idempotency_key.createdAt', '<', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`),
+    )
+    .returning('id')
+    .executeTakeFirst();
   if (taken) return { kind: 'claimed', id: taken.id };
   const row = await kysely(em)
     .selectFrom('idempotency_key')

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { importOutcomeCsv } from '../csv/import-outcomes.ts';
 import { latestPerAddress, type OutcomeRecord } from '../domain/outcome-input.ts';
-import { upsertOutcomes } from './repository.ts';
+import { upsertOutcomes } from '../db/repos/outcomes.ts';
 import { calibrationBands } from './repository-calibration.ts';
 
 export { MAX_OUTCOME_FILE_BYTES } from '../csv/import-outcomes.ts';

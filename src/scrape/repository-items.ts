@@ -86,6 +86,30 @@ export interface ItemOutcome {
 }
 
 /**
+ * Raw SQL: one statement over the batch as a JSON recordset, whose CTEs settle the items and count exactly
+ * those into the job. Parameters: the outcomes as JSON, the job id twice.
+ */
+export const SETTLE_SCRAPE_ITEMS_SQL = `
+  with outcome as (
+    select * from json_to_recordset(?::json)
+      as r(id uuid, status text, network_url text, error text, first_name text, last_name text, role text, company text)
+  ), item as (
+    update scrape_item i set status = o.status, network_url = o.network_url, error = o.error,
+      first_name = coalesce(i.first_name, o.first_name), last_name = coalesce(i.last_name, o.last_name),
+      role = coalesce(i.role, o.role), company = coalesce(i.company, o.company), processed_at = now()
+    from outcome o
+    where i.id = o.id and i.job_id = ? and i.status = 'pending'
+    returning i.status
+  ), counted as (
+    update scrape_job set completed_items = completed_items + (select count(*) from item),
+      found_items = found_items + (select count(*) from item where status = 'found'),
+      updated_at = now()
+    where id = ? and exists (select 1 from item)
+    returning id
+  )
+  select count(*)::int as settled from item`;
+
+/**
  * Settles items and moves the job's counters by exactly the items this statement changed, in one
  * statement. Only `pending` items change, so settling an item again (an activity retried after a crash)
  * changes nothing and counts nothing: this is what makes every item count exactly once.
@@ -103,35 +127,16 @@ export async function settleScrapeItems(em: EntityManager, jobId: string, outcom
     role: o.filled?.role?.slice(0, 300) ?? null,
     company: o.filled?.company?.slice(0, 300) ?? null,
   }));
-  const [row] = await em.execute<Array<{ settled: number }>>(
-    `with outcome as (
-       select * from json_to_recordset(?::json)
-         as r(id uuid, status text, network_url text, error text, first_name text, last_name text, role text, company text)
-     ), item as (
-       update scrape_item i set status = o.status, network_url = o.network_url, error = o.error,
-         first_name = coalesce(i.first_name, o.first_name), last_name = coalesce(i.last_name, o.last_name),
-         role = coalesce(i.role, o.role), company = coalesce(i.company, o.company), processed_at = now()
-       from outcome o
-       where i.id = o.id and i.job_id = ? and i.status = 'pending'
-       returning i.status
-     ), counted as (
-       update scrape_job set completed_items = completed_items + (select count(*) from item),
-         found_items = found_items + (select count(*) from item where status = 'found'),
-         updated_at = now()
-       where id = ? and exists (select 1 from item)
-       returning id
-     )
-     select count(*)::int as settled from item`,
-    [JSON.stringify(payload), jobId, jobId],
-  );
+  const [row] = await em.execute<Array<{ settled: number }>>(SETTLE_SCRAPE_ITEMS_SQL, [JSON.stringify(payload), jobId, jobId]);
   return row?.settled ?? 0;
 }
 
+/** Raw SQL: a batch write whose ids travel as one JSON parameter, however many. Parameters: the ids as JSON. */
+export const MARK_ITEMS_SYNCED_SQL = `update scrape_item set synced_at = now() where id in (select value::uuid from json_array_elements_text(?::json))`;
+
 export async function markItemsSynced(em: EntityManager, itemIds: string[]): Promise<void> {
   if (itemIds.length === 0) return;
-  await em.execute(`update scrape_item set synced_at = now() where id in (select value::uuid from json_array_elements_text(?::json))`, [
-    JSON.stringify(itemIds),
-  ], 'run');
+  await em.execute(MARK_ITEMS_SYNCED_SQL, [JSON.stringify(itemIds)], 'run');
 }
 
 /** Forgets earlier syncs: their leads went with a deleted list. */

@@ -84,21 +84,23 @@ export async function completeScrapeJob(em: EntityManager, jobId: string): Promi
 }
 
 /**
+ * Raw SQL: one statement whose CTE updates the job and then its items (all of a large job's pending rows) reads
+ * better than its builder form. Parameters: the reason, the job id, the items' error.
+ */
+export const FAIL_SCRAPE_JOB_SQL = `
+  with job as (
+    update scrape_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
+    where id = ? and status in ('pending', 'processing', 'paused')
+    returning id)
+  update scrape_item set status = 'failed', error = ?
+  where job_id = (select id from job) and status = 'pending'`;
+
+/**
  * The job ends `failed`; rows it never searched say why instead of staying `pending` on a finished job. A job
  * deleted meanwhile throws `JobGoneError`.
- * Kept as SQL: one statement whose CTE updates the job and then its items reads better than its builder form.
  */
 export async function failScrapeJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
-  await em.execute(
-    `with job as (
-       update scrape_job set status = 'failed', failure_reason = ?, completed_at = now(), updated_at = now()
-       where id = ? and status in ('pending', 'processing', 'paused')
-       returning id)
-     update scrape_item set status = 'failed', error = ?
-     where job_id = (select id from job) and status = 'pending'`,
-    [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)],
-    'run',
-  );
+  await em.execute(FAIL_SCRAPE_JOB_SQL, [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)], 'run');
   // A job already closed keeps its ending; one that no longer exists is gone, as for every job kind.
   if ((await em.count(ScrapeJob, { id: jobId })) === 0) throw new JobGoneError('scrape', jobId);
 }

@@ -3,7 +3,8 @@
  * SmtpProber and therefore the same connection limits as every job.
  */
 import type { Orm } from '../db/orm.ts';
-import { type CheckRecord, type DomainFact, freshDomainFact, NO_SMTP, saveCheck, saveDomainFact } from './repository.ts';
+import { type DomainFact, freshDomainFact, saveDomainFact } from '../db/repos/domain-facts.ts';
+import { type CheckRecord, NO_SMTP, saveCheck } from './repository.ts';
 import { domainOf, normalizeEmail } from '../domain/email.ts';
 import type { SmtpProber } from '../smtp/prober.ts';
 import type { SingleCheckInput } from './messages.ts';

@@ -1,22 +1,12 @@
 /**
- * The single-address check's memory (CONTRACT §9.1): domain facts shared by everyone, and an organization's
- * recent results, from its single checks and its verification jobs alike.
+ * The single-address check's memory (CONTRACT §9.1): an organization's recent results, from its single checks and
+ * its verification jobs alike; the domain facts it shares with the finder are in src/db/repos/domain-facts.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../domain/lead.ts';
+import { sql } from 'kysely';
 import { newId } from '../db/entities/common.ts';
-
-export interface DomainFact {
-  domain: string;
-  mxHost: string | null;
-  isCatchAll: boolean | null;
-  /** Set when DNS alone decided the domain takes no mail (`no MX or A record`, null MX). */
-  mailVerdict: string | null;
-  /** The reply that proved the domain catch-all, when it is. */
-  smtpCode: number | null;
-  enhancedCode: string | null;
-  checkedAt: Date;
-}
+import { kysely } from '../db/kysely.ts';
 
 export interface CheckRecord {
   email: string;
@@ -35,90 +25,67 @@ export interface CheckRecord {
 /** A verdict given without any SMTP (syntax, a known domain, no answer in time): no reply, no attempt. */
 export const NO_SMTP = { smtpCode: null, enhancedCode: null, attempts: 0 } as const;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw rows, mapped field by field
-const date = (v: any): Date => (v instanceof Date ? v : new Date(v));
-
-export async function freshDomainFact(em: EntityManager, domain: string, ttlMs: number): Promise<DomainFact | null> {
-  const [row] = await em.getConnection().execute(
-    `select domain, mx_host, is_catch_all, mail_verdict, smtp_code, enhanced_code, checked_at from verify_domain_fact
-      where domain = ? and checked_at > now() - make_interval(secs => ?)`,
-    [domain, ttlMs / 1000],
-  );
-  if (!row) return null;
-  return {
-    domain: row.domain,
-    mxHost: row.mx_host,
-    isCatchAll: row.is_catch_all,
-    mailVerdict: row.mail_verdict,
-    smtpCode: row.smtp_code,
-    enhancedCode: row.enhanced_code,
-    checkedAt: date(row.checked_at),
-  };
-}
-
-/** Last writer wins: any process's newer probe replaces the fact. */
-export async function saveDomainFact(em: EntityManager, fact: DomainFact): Promise<void> {
-  await em.getConnection().execute(
-    `insert into verify_domain_fact (id, domain, mx_host, is_catch_all, mail_verdict, smtp_code, enhanced_code, checked_at) values (?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (domain) do update set mx_host = excluded.mx_host, is_catch_all = excluded.is_catch_all,
-       mail_verdict = excluded.mail_verdict, smtp_code = excluded.smtp_code, enhanced_code = excluded.enhanced_code, checked_at = excluded.checked_at`,
-    [newId(), fact.domain, fact.mxHost, fact.isCatchAll, fact.mailVerdict, fact.smtpCode, fact.enhancedCode, fact.checkedAt],
-  );
-}
-
 export async function saveCheck(em: EntityManager, organizationId: string, check: CheckRecord): Promise<void> {
-  await em.getConnection().execute(
-    `insert into verify_check (id, organization_id, email, domain, result, reason, mx_host, is_catch_all, smtp_code, enhanced_code, attempts, checked_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [newId(), organizationId, check.email, check.domain, check.result, check.reason, check.mxHost, check.isCatchAll, check.smtpCode, check.enhancedCode, check.attempts, check.checkedAt],
-  );
+  await kysely(em)
+    .insertInto('verify_check')
+    .values({
+      id: newId(),
+      organization: organizationId,
+      email: check.email,
+      domain: check.domain,
+      result: check.result,
+      reason: check.reason,
+      mxHost: check.mxHost,
+      isCatchAll: check.isCatchAll,
+      smtpCode: check.smtpCode,
+      enhancedCode: check.enhancedCode,
+      attempts: check.attempts,
+      checkedAt: check.checkedAt,
+    })
+    .execute();
 }
+
+const youngerThan = (ttlMs: number) => sql<Date>`now() - make_interval(secs => ${ttlMs / 1000})`;
 
 /**
  * The organization's newest final verdict (Valid, Invalid, Catch-All) for the address younger than `ttlMs`,
  * from a single check or a job. Unknown is never reused: it is the one answer a later call may improve.
  */
 export async function recentResult(em: EntityManager, organizationId: string, email: string, ttlMs: number): Promise<CheckRecord | null> {
-  const [row] = await em.getConnection().execute(
-    `select * from (
-       select c.email, c.domain, c.result, c.reason, c.mx_host, c.is_catch_all, c.smtp_code, c.enhanced_code, c.attempts, c.checked_at
-         from verify_check c
-        where c.organization_id = ? and c.email = ? and c.result <> 'Unknown'
-          and c.checked_at > now() - make_interval(secs => ?)
-       union all
-       select r.email, r.domain, r.result, r.reason, r.mx_host, d.is_catch_all, r.smtp_code, r.enhanced_code, r.attempts, r.checked_at
-         from verification_result r
-         join verification_job j on j.id = r.job_id
-         left join verification_domain d on d.job_id = r.job_id and d.domain = r.domain
-        where j.organization_id = ? and r.email = ? and r.result is not null and r.result <> 'Unknown'
-          and r.checked_at > now() - make_interval(secs => ?)
-     ) recent order by checked_at desc limit 1`,
-    [organizationId, email, ttlMs / 1000, organizationId, email, ttlMs / 1000],
-  );
-  if (!row) return null;
-  return {
-    email: row.email,
-    domain: row.domain,
-    result: row.result,
-    reason: row.reason,
-    mxHost: row.mx_host,
-    isCatchAll: row.is_catch_all,
-    smtpCode: row.smtp_code,
-    enhancedCode: row.enhanced_code,
-    attempts: row.attempts,
-    checkedAt: date(row.checked_at),
-  };
+  const db = kysely(em);
+  const checks = db
+    .selectFrom('verify_check as c')
+    .select(['c.email', 'c.domain', 'c.result', 'c.reason', 'c.mxHost', 'c.isCatchAll', 'c.smtpCode', 'c.enhancedCode', 'c.attempts', 'c.checkedAt'])
+    .where('c.organization', '=', organizationId)
+    .where('c.email', '=', email)
+    .where('c.result', '<>', 'Unknown')
+    .where('c.checkedAt', '>', youngerThan(ttlMs));
+  const jobs = db
+    .selectFrom('verification_result as r')
+    .innerJoin('verification_job as j', 'j.id', 'r.job')
+    .leftJoin('verification_domain as d', (join) => join.onRef('d.job', '=', 'r.job').onRef('d.domain', '=', 'r.domain'))
+    .select(['r.email', 'r.domain', 'r.result', 'r.reason', 'r.mxHost', 'd.isCatchAll', 'r.smtpCode', 'r.enhancedCode', 'r.attempts', 'r.checkedAt'])
+    .where('j.organization', '=', organizationId)
+    .where('r.email', '=', email)
+    .where('r.result', 'is not', null)
+    .where('r.result', '<>', 'Unknown')
+    .where('r.checkedAt', '>', youngerThan(ttlMs))
+    .$narrowType<{ result: EmailResult; checkedAt: Date }>();
+  const row = await db.selectFrom(checks.unionAll(jobs).as('recent')).selectAll().orderBy('checkedAt', 'desc').limit(1).executeTakeFirst();
+  return row ?? null;
 }
 
 /** Deletes cache rows no read can use any more (older than their TTL), in batches so each delete stays short. */
 export async function deleteExpiredCache(em: EntityManager, ttl: { resultMs: number; domainMs: number }, batch = 5_000): Promise<{ checks: number; domainFacts: number }> {
+  const db = kysely(em);
   const sweep = async (table: 'verify_check' | 'verify_domain_fact', ttlMs: number) => {
     let total = 0;
     for (;;) {
-      const rows = await em.getConnection().execute(
-        `delete from ${table} where id in (select id from ${table} where checked_at < now() - make_interval(secs => ?) limit ?) returning id`,
-        [ttlMs / 1000, batch],
-      );
+      const rows = await db
+        .deleteFrom(table)
+        .where('id', 'in', db.selectFrom(table).select('id').where('checkedAt', '<', youngerThan(ttlMs)).limit(batch))
+        .returning('id')
+        .execute();
       total += rows.length;
       if (rows.length < batch) return total;
     }

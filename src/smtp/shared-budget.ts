@@ -11,13 +11,13 @@ import {
   renewLeases,
   type SharedPatience,
   throttleHost,
-} from '../db/repos/smtp-budget.ts';
+} from './repository-budget.ts';
 import type { MxProvider, ProviderLimits } from '../domain/mx-provider.ts';
 import { log } from '../log.ts';
 import { smtpLeaseWaits, smtpLeaseWaitSeconds } from '../metrics.ts';
 import { SmtpLeaseLostError } from './errors.ts';
 
-export type { BudgetKey, SharedPatience } from '../db/repos/smtp-budget.ts';
+export type { BudgetKey, SharedPatience } from './repository-budget.ts';
 
 /** CONTRACT §11: a dead worker's share is back within 30 s; leases are renewed every third of this. */
 export const LEASE_TTL_MS = 15_000;

@@ -15,7 +15,8 @@ import {
   unscoredCatchAlls,
 } from './repository-catch-all.ts';
 import { loadVerificationWork } from './repository-work.ts';
-import { addTemplateCounts, claimTemplateLearning, namedValidAddresses } from './repository-templates.ts';
+import { addTemplateCounts } from '../db/repos/domain-templates.ts';
+import { claimTemplateLearning, namedValidAddresses } from './repository-templates.ts';
 
 const PAGE_SIZE = 500;
 /** Directory lookups in flight at once for one job: the shared pacer decides when each really goes. */

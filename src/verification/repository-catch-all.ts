@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { kysely } from '../db/kysely.ts';
 import type { CatchAllReason } from '../domain/catch-all.ts';
 import type { EmailTemplate } from '../domain/email-templates.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
@@ -12,24 +14,23 @@ export interface CatchAllRow {
   mailboxProvider: MxProvider | null;
 }
 
-const toCatchAllRow = (r: Record<string, unknown>): CatchAllRow => ({
-  id: r.id as string,
-  email: r.email as string,
-  domain: r.domain as string,
-  mailboxProvider: (r.mailbox_provider as MxProvider | null) ?? null,
-});
+const catchAlls = (em: EntityManager, jobId: string, afterId: string, limit: number) =>
+  kysely(em)
+    .selectFrom('verification_result')
+    .select(['id', 'email', 'domain', 'mailboxProvider'])
+    .where('job', '=', jobId)
+    .where('result', '=', 'Catch-All')
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .$narrowType<{ mailboxProvider: MxProvider | null }>();
 
 /**
  * The next page (by id) of the job's Catch-All results not scored yet. The partial index on
  * (job_id, catch_all_score) where result = 'Catch-All' holds exactly these rows.
  */
 export async function unscoredCatchAlls(em: EntityManager, jobId: string, afterId: string, limit: number): Promise<CatchAllRow[]> {
-  const rows = await em.execute(
-    `select id, email, domain, mailbox_provider from verification_result
-     where job_id = ? and result = 'Catch-All' and catch_all_score is null and id > ? order by id limit ?`,
-    [jobId, afterId, limit],
-  );
-  return rows.map(toCatchAllRow);
+  return catchAlls(em, jobId, afterId, limit).where('catchAllScore', 'is', null).execute();
 }
 
 /**
@@ -37,14 +38,12 @@ export async function unscoredCatchAlls(em: EntityManager, jobId: string, afterI
  * no verdict, or the tenant's canary could not be asked), other than those whose tenant answers for anyone.
  */
 export async function directoryPending(em: EntityManager, jobId: string, afterId: string, limit: number): Promise<CatchAllRow[]> {
-  const rows = await em.execute(
-    `select id, email, domain, mailbox_provider from verification_result
-     where job_id = ? and result = 'Catch-All' and catch_all_score is not null and mailbox_provider = 'microsoft'
-       and directory_result is null and not jsonb_exists_any(catch_all_reasons, array['provider_accepts_all', 'prior_bounced', 'prior_delivered'])
-       and id > ? order by id limit ?`,
-    [jobId, afterId, limit],
-  );
-  return rows.map(toCatchAllRow);
+  return catchAlls(em, jobId, afterId, limit)
+    .where('catchAllScore', 'is not', null)
+    .where('mailboxProvider', '=', 'microsoft')
+    .where('directoryResult', 'is', null)
+    .where((eb) => eb.not(eb.fn<boolean>('jsonb_exists_any', ['catchAllReasons', sql`array['provider_accepts_all', 'prior_bounced', 'prior_delivered']`])))
+    .execute();
 }
 
 /** What the organization and every earlier job know about a page of addresses (CONTRACT §12 signals). */
@@ -65,36 +64,46 @@ export async function scoreContext(
   emails: string[],
   domains: string[],
 ): Promise<ScoreContext> {
+  const db = kysely(em);
   const [names, found, prior, templates] = await Promise.all([
-    em.execute(
-      `select distinct on (email_key) email_key, first_name, last_name from lead
-       where list_id = ? and email_key in (?) and coalesce(first_name, '') <> '' and coalesce(last_name, '') <> ''
-       order by email_key, id`,
-      [job.listId, emails],
-    ),
+    db
+      .selectFrom('lead')
+      .distinctOn('emailKey')
+      .select(['emailKey', 'firstName', 'lastName'])
+      .where('list', '=', job.listId)
+      .where('emailKey', 'in', emails)
+      .where((eb) => eb(eb.fn.coalesce('firstName', sql.lit('')), '<>', sql.lit('')))
+      .where((eb) => eb(eb.fn.coalesce('lastName', sql.lit('')), '<>', sql.lit('')))
+      .orderBy('emailKey')
+      .orderBy('id')
+      .execute(),
     // A lead holding the address whose enrichment found it too; the (list_id, email_key) index bounds the read by the page.
-    em.execute(
-      `select email_key as email from lead
-       where list_id = ? and email_key in (?) and (lower(work_email) = email_key or lower(personal_email) = email_key)`,
-      [job.listId, emails],
-    ),
-    em.execute(
-      `select email, outcome, bounce_type from send_outcome where organization_id = ? and email in (?)
-       and (outcome = 'delivered' or bounce_type is distinct from 'soft')`,
-      [job.organizationId, emails],
-    ),
-    em.execute(`select domain, template, valid_count from domain_template_share where domain in (?)`, [domains]),
+    db
+      .selectFrom('lead')
+      .select('emailKey')
+      .where('list', '=', job.listId)
+      .where('emailKey', 'in', emails)
+      .where((eb) => eb.or([eb(eb.fn('lower', ['workEmail']), '=', eb.ref('emailKey')), eb(eb.fn('lower', ['personalEmail']), '=', eb.ref('emailKey'))]))
+      .execute(),
+    db
+      .selectFrom('send_outcome')
+      .select(['email', 'outcome'])
+      .where('organization', '=', job.organizationId)
+      .where('email', 'in', emails)
+      .where((eb) => eb.or([eb('outcome', '=', 'delivered'), eb('bounceType', 'is distinct from', 'soft')]))
+      .execute(),
+    db.selectFrom('domain_template_share').select(['domain', 'template', 'validCount']).where('domain', 'in', domains).execute(),
   ]);
   const byDomain = new Map<string, Array<{ template: EmailTemplate; validCount: number }>>();
   for (const t of templates) {
-    const list = byDomain.get(t.domain as string) ?? [];
-    list.push({ template: t.template as EmailTemplate, validCount: Number(t.valid_count) });
-    byDomain.set(t.domain as string, list);
+    const list = byDomain.get(t.domain) ?? [];
+    list.push({ template: t.template as EmailTemplate, validCount: Number(t.validCount) });
+    byDomain.set(t.domain, list);
   }
   return {
-    names: new Map(names.map((n) => [n.email_key as string, { firstName: n.first_name as string, lastName: n.last_name as string }])),
-    found: new Set(found.map((f) => f.email as string)),
-    prior: new Map(prior.map((p) => [p.email as string, p.outcome === 'delivered' ? 'delivered' : 'hard_bounce'])),
+    names: new Map(names.map((n) => [n.emailKey!, { firstName: n.firstName!, lastName: n.lastName! }])),
+    found: new Set(found.map((f) => f.emailKey!)),
+    prior: new Map(prior.map((p) => [p.email, p.outcome === 'delivered' ? 'delivered' : 'hard_bounce'])),
     templates: byDomain,
   };
 }

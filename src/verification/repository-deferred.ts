@@ -1,5 +1,7 @@
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { kysely } from '../db/kysely.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { StoredAttempt } from '../db/entities/verification-result.ts';
 import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
@@ -23,7 +25,18 @@ export interface DeferredRow {
   transcript: StoredAttempt[];
 }
 
-/** Marks addresses deferred (or adds this pass's attempts); addresses with a final result are untouched. */
+/**
+ * Marks a batch of addresses deferred (or adds this pass's attempts) in one statement; addresses with a final result
+ * are untouched. Raw SQL: an update joined to the batch as a JSON recordset, each row keeping its own counts.
+ */
+export const RECORD_DEFERRED_SQL = `
+  update verification_result r set deferred_since = coalesce(r.deferred_since, now()),
+    deferred_attempts = coalesce(r.deferred_attempts, 0) + v.attempts, deferred_reply = v.reply,
+    attempts = coalesce(r.deferred_attempts, 0) + v.attempts, smtp_code = v.smtp_code, enhanced_code = v.enhanced_code,
+    mx_host = v.mx_host, mx_provider = v.mx_provider, transcript = r.transcript || v.transcript
+  from jsonb_to_recordset(?::jsonb) as v(id uuid, mx_host text, mx_provider text, attempts int, reply text, smtp_code int, enhanced_code text, transcript jsonb)
+  where r.id = v.id and r.smtp_checked_at is null`;
+
 export async function recordDeferred(em: EntityManager, rows: DeferredRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const payload = rows.map((r) => ({
@@ -36,25 +49,17 @@ export async function recordDeferred(em: EntityManager, rows: DeferredRow[]): Pr
     enhanced_code: r.enhancedCode,
     transcript: r.transcript,
   }));
-  const res = await em.execute<QueryResult>(
-    `update verification_result r set deferred_since = coalesce(r.deferred_since, now()),
-       deferred_attempts = coalesce(r.deferred_attempts, 0) + v.attempts, deferred_reply = v.reply,
-       attempts = coalesce(r.deferred_attempts, 0) + v.attempts, smtp_code = v.smtp_code, enhanced_code = v.enhanced_code,
-       mx_host = v.mx_host, mx_provider = v.mx_provider, transcript = r.transcript || v.transcript
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, mx_host text, mx_provider text, attempts int, reply text, smtp_code int, enhanced_code text, transcript jsonb)
-     where r.id = v.id and r.smtp_checked_at is null`,
-    [JSON.stringify(payload)],
-    'run',
-  );
+  const res = await em.execute<QueryResult>(RECORD_DEFERRED_SQL, [JSON.stringify(payload)], 'run');
   return res.affectedRows;
 }
 
 /** From the domains' running counts (see VerificationDomain). */
 export async function deferredCount(em: EntityManager, jobId: string): Promise<number> {
-  const [row] = await em.execute(
-    `select coalesce(sum(deferred_count), 0)::int as n from verification_domain where job_id = ?`,
-    [jobId],
-  );
+  const row = await kysely(em)
+    .selectFrom('verification_domain')
+    .select((eb) => eb.cast<number>(eb.fn.coalesce(eb.fn.sum('deferredCount'), sql.lit(0)), 'integer').as('n'))
+    .where('job', '=', jobId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -63,38 +68,43 @@ export async function deferredCount(em: EntityManager, jobId: string): Promise<n
  * timer starts, cleared as the pass begins and when the SMTP stage ends.
  */
 export async function stampDeferredRetry(em: EntityManager, jobId: string, at: Date | null): Promise<void> {
-  await em.execute(`update verification_job set deferred_retry_at = ? where id = ?`, [at, jobId], 'run');
+  await kysely(em).updateTable('verification_job').set({ deferredRetryAt: at }).where('id', '=', jobId).execute();
 }
 
 /** The next `limit` deferred addresses after `afterId`, by id. */
 export async function deferredAddresses(em: EntityManager, jobId: string, afterId: string | null, limit: number) {
-  const rows = await em.execute(
-    `select id, email, domain from verification_result
-     where job_id = ? and deferred_since is not null and smtp_checked_at is null and id > ? order by id limit ?`,
-    [jobId, afterId ?? '00000000-0000-0000-0000-000000000000', limit],
-  );
-  return rows.map((r) => ({ id: r.id as string, email: r.email as string, domain: r.domain as string }));
+  return kysely(em)
+    .selectFrom('verification_result')
+    .select(['id', 'email', 'domain'])
+    .where('job', '=', jobId)
+    .where('deferredSince', 'is not', null)
+    .where('smtpCheckedAt', 'is', null)
+    .where('id', '>', afterId ?? '00000000-0000-0000-0000-000000000000')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /**
  * What is still deferred when the schedule is spent becomes Unknown, its attempts in the reason
- * ("greylisted: deferred 5 times over 22 min (451 4.7.1 ...)"). Runs inside finishSmtpStage's
- * transaction, so the stage never ends with an address neither final nor waiting.
+ * ("greylisted: deferred 5 times over 22 min (451 4.7.1 ...)"), and reaches the list's leads in the same statement.
+ * Raw SQL: a data-modifying CTE feeding the leads' write-back. Parameters: the job id twice.
  */
+export const SETTLE_DEFERRED_SQL = `
+  with stored as (
+    update verification_result set smtp_result = 'Unknown', result = 'Unknown', source = 'smtp',
+      reason = 'greylisted: deferred ' || deferred_attempts || case when deferred_attempts = 1 then ' time' else ' times' end
+        || ' over ' || case when now() - deferred_since < interval '1 minute'
+                          then greatest(1, round(extract(epoch from now() - deferred_since)))::int || ' s'
+                          else round(extract(epoch from now() - deferred_since) / 60)::int || ' min' end
+        || ' (' || deferred_reply || ')',
+      smtp_checked_at = now(), checked_at = now()
+    where job_id = ? and deferred_since is not null and smtp_checked_at is null
+    returning email, result, checked_at
+  ), leads as (${WRITE_BATCH_TO_LEADS})
+  select count(*) from stored`;
+
+/** Runs inside finishSmtpStage's transaction, so the stage never ends with an address neither final nor waiting. */
 export async function settleDeferred(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(
-    `with stored as (
-       update verification_result set smtp_result = 'Unknown', result = 'Unknown', source = 'smtp',
-         reason = 'greylisted: deferred ' || deferred_attempts || case when deferred_attempts = 1 then ' time' else ' times' end
-           || ' over ' || case when now() - deferred_since < interval '1 minute'
-                             then greatest(1, round(extract(epoch from now() - deferred_since)))::int || ' s'
-                             else round(extract(epoch from now() - deferred_since) / 60)::int || ' min' end
-           || ' (' || deferred_reply || ')',
-         smtp_checked_at = now(), checked_at = now()
-       where job_id = ? and deferred_since is not null and smtp_checked_at is null
-       returning email, result, checked_at
-     ), leads as (${WRITE_BATCH_TO_LEADS})
-     select count(*) from stored`,
-    [jobId, jobId],
-  );
+  await em.execute(SETTLE_DEFERRED_SQL, [jobId, jobId]);
 }

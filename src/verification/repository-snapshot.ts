@@ -7,6 +7,8 @@
  */
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { kysely } from '../db/kysely.ts';
 import { LEAD_EMAIL_DOMAIN_SQL } from '../db/entities/lead.ts';
 import { JobGoneError } from '../errors.ts';
 
@@ -92,10 +94,13 @@ export async function writeSnapshotRange(
   const [end] = await em.execute(RANGE_END_SQL, [jobId, afterSeq, afterSeq, MAX_RANGE_ADDRESSES, least, afterSeq]);
   const toSeq = Number(end!.to_seq);
   const lastSeq = Number(end!.last_seq);
-  const [counted] = await em.execute(
-    `select coalesce(sum(email_count), 0)::bigint as n from verification_domain where job_id = ? and seq > ? and seq <= ?`,
-    [jobId, afterSeq, toSeq],
-  );
+  const counted = await kysely(em)
+    .selectFrom('verification_domain')
+    .select((eb) => eb.cast<string>(eb.fn.coalesce(eb.fn.sum('emailCount'), sql.lit(0)), 'bigint').as('n'))
+    .where('job', '=', jobId)
+    .where('seq', '>', afterSeq)
+    .where('seq', '<=', toSeq)
+    .executeTakeFirst();
   const written = await em.execute<QueryResult>(WRITE_RANGE_SQL, [listId, jobId, afterSeq, toSeq], 'run');
   const drift = written.affectedRows - Number(counted!.n);
   if (drift !== 0) await em.execute(RECOUNT_RANGE_SQL, [jobId, afterSeq, toSeq], 'run');
@@ -108,19 +113,25 @@ export async function writeSnapshotRange(
  */
 export async function writeNextSnapshotRange(em: EntityManager, jobId: string): Promise<{ writtenSeq: number }> {
   return em.transactional(async (tx) => {
-    const [job] = await tx.execute(
-      `select list_id, snapshot_seq, (select count(*)::int from verification_domain where job_id = ?) as domains
-       from verification_job where id = ? for update`,
-      [jobId, jobId],
-    );
+    const db = kysely(tx);
+    const job = await db
+      .selectFrom('verification_job')
+      .select((eb) => [
+        'list',
+        'snapshotSeq',
+        eb.selectFrom('verification_domain').select(sql<number>`count(*)::int`.as('n')).where('job', '=', jobId).as('domains'),
+      ])
+      .where('id', '=', jobId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!job) throw new JobGoneError('verification', jobId);
-    if (job.snapshot_seq === null) return { writtenSeq: Number(job.domains) };
-    const range = await writeSnapshotRange(tx, jobId, job.list_id as string, Number(job.snapshot_seq), FIRST_RANGE_ADDRESSES);
-    await tx.execute(
-      `update verification_job set snapshot_seq = ?, total_emails = total_emails + ? where id = ?`,
-      [range.snapshotSeq, range.drift, jobId],
-      'run',
-    );
+    if (job.snapshotSeq === null) return { writtenSeq: Number(job.domains) };
+    const range = await writeSnapshotRange(tx, jobId, job.list, Number(job.snapshotSeq), FIRST_RANGE_ADDRESSES);
+    await db
+      .updateTable('verification_job')
+      .set((eb) => ({ snapshotSeq: range.snapshotSeq, totalEmails: eb('totalEmails', '+', range.drift) }))
+      .where('id', '=', jobId)
+      .execute();
     return { writtenSeq: range.snapshotSeq ?? Number(job.domains) };
   });
 }

@@ -1,12 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EmailTemplate } from '../domain/email-templates.ts';
+import { sql } from 'kysely';
+import { kysely } from '../db/kysely.ts';
 
 /** Marks the job's templates as learned; false when they already were (a retried activity learns nothing twice). */
 export async function claimTemplateLearning(em: EntityManager, jobId: string): Promise<boolean> {
-  const rows = await em.execute(
-    `update verification_job set templates_learned_at = now() where id = ? and templates_learned_at is null returning id`,
-    [jobId],
-  );
+  const rows = await kysely(em)
+    .updateTable('verification_job')
+    .set({ templatesLearnedAt: sql`now()` })
+    .where('id', '=', jobId)
+    .where('templatesLearnedAt', 'is', null)
+    .returning('id')
+    .execute();
   return rows.length > 0;
 }
 
@@ -22,38 +26,34 @@ export async function namedValidAddresses(
   afterId: string,
   limit: number,
 ): Promise<{ rows: Array<{ email: string; domain: string; firstName: string; lastName: string }>; lastId: string | null }> {
-  const leads = await em.execute(
-    `select id, email_key, first_name, last_name from lead
-     where list_id = ? and id > ? order by id limit ?`,
-    [listId, afterId, limit],
-  );
-  const named = leads.filter((l) => l.email_key && l.first_name && l.last_name);
+  const db = kysely(em);
+  const leads = await db
+    .selectFrom('lead')
+    .select(['id', 'emailKey', 'firstName', 'lastName'])
+    .where('list', '=', listId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  const named = leads.filter((l) => l.emailKey && l.firstName && l.lastName);
   const valid =
     named.length === 0
       ? []
-      : await em.execute(`select email, domain from verification_result where job_id = ? and email in (?) and result = 'Valid'`, [
-          jobId,
-          named.map((l) => l.email_key as string),
-        ]);
-  const domainOf = new Map(valid.map((v) => [v.email as string, v.domain as string]));
+      : await db
+          .selectFrom('verification_result')
+          .select(['email', 'domain'])
+          .where('job', '=', jobId)
+          .where('email', 'in', named.map((l) => l.emailKey!))
+          .where('result', '=', 'Valid')
+          .execute();
+  const domainOf = new Map(valid.map((v) => [v.email, v.domain]));
   const seen = new Set<string>();
   const rows = named.flatMap((l) => {
-    const email = l.email_key as string;
+    const email = l.emailKey!;
     const domain = domainOf.get(email);
     if (domain === undefined || seen.has(email)) return [];
     seen.add(email);
-    return [{ email, domain, firstName: l.first_name as string, lastName: l.last_name as string }];
+    return [{ email, domain, firstName: l.firstName!, lastName: l.lastName! }];
   });
-  return { rows, lastId: leads.length < limit ? null : (leads[leads.length - 1]!.id as string) };
-}
-
-/** Adds learned counts to the shared table (one statement). */
-export async function addTemplateCounts(em: EntityManager, counts: Array<{ domain: string; template: EmailTemplate; n: number }>) {
-  if (counts.length === 0) return;
-  await em.execute(
-    `insert into domain_template_share (domain, template, valid_count, updated_at)
-     select v.domain, v.template, v.n, now() from jsonb_to_recordset(?::jsonb) as v(domain text, template text, n int)
-     on conflict (domain, template) do update set valid_count = domain_template_share.valid_count + excluded.valid_count, updated_at = now()`,
-    [JSON.stringify(counts)],
-  );
+  return { rows, lastId: leads.length < limit ? null : leads[leads.length - 1]!.id };
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { kysely } from '../db/kysely.ts';
 import type { AttemptTranscript, SessionOpening, TranscriptLine } from '../domain/smtp-transcript.ts';
 import type { StoredAttempt } from '../db/entities/verification-result.ts';
 import { type ResultRow, RESULT_COLUMNS, toResultRow } from './repository.ts';
@@ -9,20 +10,21 @@ export const storedTranscript = (attempts: AttemptTranscript[]): StoredAttempt[]
 
 /**
  * Stores the sessions the attempts name, each once, in one statement. A session answers addresses
- * across many batches, so a row already stored is left as it is.
+ * across many batches, so a row already stored is left as it is. Raw SQL: the batch travels as one JSON
+ * parameter, whatever its size. Parameters: the job id, the sessions as JSON.
  */
+export const WRITE_SMTP_SESSIONS_SQL = `
+  insert into verification_smtp_session (job_id, id, at, mx_host, ip, lines)
+  select ?, v.id, v.at, v.mx_host, v.ip, v.lines
+  from jsonb_to_recordset(?::jsonb) as v(id uuid, at timestamptz, mx_host text, ip text, lines jsonb)
+  on conflict (job_id, id) do nothing`;
+
 export async function writeSmtpSessions(em: EntityManager, jobId: string, attempts: AttemptTranscript[]) {
   const sessions = new Map<string, SessionOpening>();
   for (const { opening } of attempts) sessions.set(opening.id, opening);
   if (sessions.size === 0) return;
   const payload = [...sessions.values()].map((s) => ({ id: s.id, at: s.at, mx_host: s.mxHost, ip: s.ip, lines: s.lines }));
-  await em.execute(
-    `insert into verification_smtp_session (job_id, id, at, mx_host, ip, lines)
-     select ?, v.id, v.at, v.mx_host, v.ip, v.lines
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, at timestamptz, mx_host text, ip text, lines jsonb)
-     on conflict (job_id, id) do nothing`,
-    [jobId, JSON.stringify(payload)],
-  );
+  await em.execute(WRITE_SMTP_SESSIONS_SQL, [jobId, JSON.stringify(payload)]);
 }
 
 /** One attempt as the API shows it: its session's opening lines, then the address's own. */
@@ -33,26 +35,26 @@ export interface TranscriptEntry {
   lines: TranscriptLine[];
 }
 
+/**
+ * One address's result row with its transcript. Raw SQL: the row is read with the results page's columns
+ * (RESULT_COLUMNS), which toResultRow maps. Parameters: the job id, the address.
+ */
+export const RESULT_WITH_TRANSCRIPT_SQL = `select ${RESULT_COLUMNS}, transcript from verification_result where job_id = ? and email = ?`;
+
 /** A job's result for one address (`email` as stored: lower-cased, ASCII domain) with its transcript; null when the job has no such address. */
 export async function resultWithTranscript(
   em: EntityManager,
   jobId: string,
   email: string,
 ): Promise<{ row: ResultRow; transcript: TranscriptEntry[] } | null> {
-  const [result] = await em.execute(
-    `select ${RESULT_COLUMNS}, transcript from verification_result where job_id = ? and email = ?`,
-    [jobId, email],
-  );
+  const [result] = await em.execute(RESULT_WITH_TRANSCRIPT_SQL, [jobId, email]);
   if (!result) return null;
   const attempts = (result.transcript ?? []) as StoredAttempt[];
   const ids = [...new Set(attempts.map((a) => a.sessionId))];
   const sessions = new Map<string, { mxHost: string; ip: string; lines: TranscriptLine[] }>();
   if (ids.length > 0) {
-    const rows = await em.execute(
-      `select id, mx_host, ip, lines from verification_smtp_session where job_id = ? and id in (?)`,
-      [jobId, ids],
-    );
-    for (const r of rows) sessions.set(r.id as string, { mxHost: r.mx_host, ip: r.ip, lines: r.lines });
+    const rows = await kysely(em).selectFrom('verification_smtp_session').select(['id', 'mxHost', 'ip', 'lines']).where('job', '=', jobId).where('id', 'in', ids).execute();
+    for (const r of rows) sessions.set(r.id, { mxHost: r.mxHost, ip: r.ip, lines: r.lines });
   }
   const transcript = attempts.map((a) => {
     const session = sessions.get(a.sessionId);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SMTP_BUDGET_SQL } from '../../src/db/repos/smtp-budget.ts';
+import { SMTP_BUDGET_SQL } from '../../src/smtp/repository-budget.ts';
 
 /**
  * The budget statements (the row lock and slot of an acquire, renewal, release, the adaptive updates) on tables of

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { acquireLease } from '../../src/db/repos/smtp-budget.ts';
+import { acquireLease } from '../../src/smtp/repository-budget.ts';
 import { initOrm, migrateUp } from '../../src/db/orm.ts';
 import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { environmentWarnings } from '../../src/smtp/environment.ts';

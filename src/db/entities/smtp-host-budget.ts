@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 /**
  * What every worker process shares about one MX host seen from one egress (CONTRACT §11): the sessions it
  * may have now (halved by throttling, won back slowly), when the next may open, and what it taught about
- * rejected RCPTs. Only changed by the statements in `db/repos/smtp-budget.ts`.
+ * rejected RCPTs. Only changed by the statements in `smtp/repository-budget.ts`.
  */
 export const SmtpHostBudget = defineEntity({
   name: 'SmtpHostBudget',

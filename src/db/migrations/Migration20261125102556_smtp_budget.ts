@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** The per-(egress, MX host) politeness budget every worker process shares (CONTRACT §11); see `db/repos/smtp-budget.ts`. */
+/** The per-(egress, MX host) politeness budget every worker process shares (CONTRACT §11); see `smtp/repository-budget.ts`. */
 export class Migration20261125102556_smtp_budget extends Migration {
 
   override name = 'Migration20261125102556_smtp_budget';

@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ENRICHMENT_PROVIDERS, type EnrichmentProviderId } from '../../domain/enrichment.ts';
 import { newId } from '../entities/common.ts';
 import { EnrichmentProviderSetting } from '../entities/index.ts';
+import { kysely } from '../kysely.ts';
 
 /** One provider as an organization has set it up (defaults filled in), key still sealed. */
 export interface StoredProviderSetting {
@@ -66,13 +68,28 @@ export async function saveProviderSettings(
     else if (update?.apiKey !== undefined) apiKeyCiphertext = box.encrypt(update.apiKey, apiKeyContext(organizationId, provider));
     return { provider, enabled: update?.enabled ?? setting.enabled, priority: index + 1, apiKeyCiphertext };
   });
-  // A multi-row upsert: kept as SQL, which says it more plainly than the builder.
-  await em.execute(
-    `insert into enrichment_provider_setting (id, organization_id, provider, enabled, priority, api_key_ciphertext, created_at, updated_at)
-     values ${next.map(() => '(?, ?, ?, ?, ?, ?, now(), now())').join(', ')}
-     on conflict (organization_id, provider) do update
-     set enabled = excluded.enabled, priority = excluded.priority, api_key_ciphertext = excluded.api_key_ciphertext, updated_at = now()`,
-    next.flatMap((s) => [newId(), organizationId, s.provider, s.enabled, s.priority, s.apiKeyCiphertext]),
-  );
+  await kysely(em)
+    .insertInto('enrichment_provider_setting')
+    .values(
+      next.map((setting) => ({
+        id: newId(),
+        organization: organizationId,
+        provider: setting.provider,
+        enabled: setting.enabled,
+        priority: setting.priority,
+        apiKeyCiphertext: setting.apiKeyCiphertext,
+        createdAt: sql<Date>`now()`,
+        updatedAt: sql<Date>`now()`,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['organization', 'provider']).doUpdateSet((eb) => ({
+        enabled: eb.ref('excluded.enabled'),
+        priority: eb.ref('excluded.priority'),
+        apiKeyCiphertext: eb.ref('excluded.apiKeyCiphertext'),
+        updatedAt: sql<Date>`now()`,
+      })),
+    )
+    .execute();
   return next;
 }

@@ -55,7 +55,9 @@ export async function insertLeads(
  * both insert the same lead (each sees the other's rows once it gets the lock).
  */
 export async function lockListForAdding(tx: EntityManager, listId: string): Promise<void> {
-  await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`lead-add:${listId}`]);
+  await kysely(tx)
+    .selectNoFrom((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.val(`lead-add:${listId}`), sql.lit(0)])]).as('locked'))
+    .execute();
 }
 
 /** The list's leads whose email (case-insensitively) or profile URL is among `batch`'s: two index lookups, whatever the list's size. */
@@ -78,16 +80,19 @@ export async function leadsSharingKeys(tx: EntityManager, listId: string, batch:
 
 const LEAD_INPUT_COLUMNS = LEAD_INPUT_FIELDS.map(snakeCase);
 
-/** `onDuplicate: "update"`: each lead's empty fields take the given values; fields that hold a value keep it. */
+/**
+ * `onDuplicate: "update"`: each lead's empty fields take the given values; fields that hold a value keep it. Raw SQL:
+ * one update joined to the batch, a JSON recordset of each lead's values. Parameters: the fills as JSON.
+ */
+export const FILL_EMPTY_LEAD_FIELDS_SQL = `
+  update lead as l set ${LEAD_INPUT_COLUMNS.map((column) => `${column} = coalesce(l.${column}, v.${column})`).join(', ')}, updated_at = now()
+    from jsonb_to_recordset(?::jsonb) as v(id uuid, ${LEAD_INPUT_COLUMNS.map((column) => `${column} varchar`).join(', ')})
+   where l.id = v.id`;
+
 export async function fillEmptyLeadFields(tx: EntityManager, fills: ReadonlyMap<string, Partial<LeadInput>>): Promise<void> {
   if (fills.size === 0) return;
-  const rows = [...fills].map(() => `(?::uuid, ${LEAD_INPUT_COLUMNS.map(() => '?::varchar').join(', ')})`).join(', ');
-  await tx.execute(
-    `update lead as l set ${LEAD_INPUT_COLUMNS.map((column) => `${column} = coalesce(l.${column}, v.${column})`).join(', ')}, updated_at = now()
-       from (values ${rows}) as v(id, ${LEAD_INPUT_COLUMNS.join(', ')})
-      where l.id = v.id`,
-    [...fills].flatMap(([id, fill]) => [id, ...LEAD_INPUT_FIELDS.map((field) => fill[field] ?? null)]),
-  );
+  const payload = [...fills].map(([id, fill]) => ({ id, ...Object.fromEntries(LEAD_INPUT_FIELDS.map((field, i) => [LEAD_INPUT_COLUMNS[i], fill[field] ?? null])) }));
+  await tx.execute(FILL_EMPTY_LEAD_FIELDS_SQL, [JSON.stringify(payload)]);
 }
 
 /**
@@ -136,15 +141,16 @@ const FOUND_EMAIL_BECOMES_EMAIL = `
 
 /**
  * Single enrichment has no lead: the organization's leads holding the profile URL and no email take the verified
- * work email it found (as their work email too), as bulk enrichment's leads do.
+ * work email it found (as their work email too), as bulk enrichment's leads do. Raw SQL: it shares
+ * FOUND_EMAIL_BECOMES_EMAIL with the batch write below. Parameters: the work email, the organization, the URL.
  */
+export const FILL_EMAILS_OF_PROFILE_SQL = `
+  update lead as l set work_email = coalesce(l.work_email, v.work_email), ${FOUND_EMAIL_BECOMES_EMAIL}, updated_at = now()
+    from (select ?::varchar as work_email) as v
+   where l.organization_id = ? and l.network_url = ? and l.email is null`;
+
 export async function fillEmailsOfProfile(tx: EntityManager, organizationId: string, networkUrl: string, workEmail: string): Promise<void> {
-  await tx.execute(
-    `update lead as l set work_email = coalesce(l.work_email, v.work_email), ${FOUND_EMAIL_BECOMES_EMAIL}, updated_at = now()
-       from (select ?::varchar as work_email) as v
-      where l.organization_id = ? and l.network_url = ? and l.email is null`,
-    [workEmail, organizationId, networkUrl],
-  );
+  await tx.execute(FILL_EMAILS_OF_PROFILE_SQL, [workEmail, organizationId, networkUrl]);
 }
 
 const ENRICHMENT_FACTS = ['id', 'networkUrl', 'firstName', 'lastName', 'title', 'company', 'companyDomain'] as const;
@@ -178,23 +184,24 @@ export function leadsForEnrichment(
 /**
  * Enrichment's delivered data onto the leads, one statement; fields not delivered keep their value. A delivered work
  * email is verified (CONTRACT §5), so a lead without an email takes it as its email, `Valid` (CONTRACT §15): the list
- * can be verified and exported. Kept as SQL: an update from a VALUES list reads better than its builder form.
+ * can be verified and exported. Raw SQL: one update joined to the batch, a JSON recordset of each lead's values.
+ * Parameters: the writes as JSON.
  */
+export const WRITE_ENRICHED_VALUES_SQL = `
+  update lead as l set
+    work_email = coalesce(v.work_email, l.work_email),
+    personal_email = coalesce(v.personal_email, l.personal_email),
+    phone = coalesce(v.phone, l.phone),
+    ${FOUND_EMAIL_BECOMES_EMAIL},
+    enriched_at = now(), updated_at = now()
+  from jsonb_to_recordset(?::jsonb) as v(id uuid, work_email varchar, personal_email varchar, phone varchar)
+  where l.id = v.id`;
+
 export async function writeEnrichedValues(
   tx: EntityManager,
   writes: ReadonlyArray<{ id: string; values: Partial<Record<EnrichmentField, string>> }>,
 ): Promise<void> {
   if (writes.length === 0) return;
-  const rows = writes.map(() => '(?::uuid, ?::varchar, ?::varchar, ?::varchar)').join(', ');
-  await tx.execute(
-    `update lead as l set
-       work_email = coalesce(v.work_email, l.work_email),
-       personal_email = coalesce(v.personal_email, l.personal_email),
-       phone = coalesce(v.phone, l.phone),
-       ${FOUND_EMAIL_BECOMES_EMAIL},
-       enriched_at = now(), updated_at = now()
-     from (values ${rows}) as v(id, work_email, personal_email, phone)
-     where l.id = v.id`,
-    writes.flatMap((w) => [w.id, w.values.workEmail ?? null, w.values.personalEmail ?? null, w.values.phone ?? null]),
-  );
+  const payload = writes.map((w) => ({ id: w.id, work_email: w.values.workEmail ?? null, personal_email: w.values.personalEmail ?? null, phone: w.values.phone ?? null }));
+  await tx.execute(WRITE_ENRICHED_VALUES_SQL, [JSON.stringify(payload)]);
 }

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { sql } from 'kysely';
+import { kysely } from '../../db/kysely.ts';
 import { createRouter, publicRoute } from '../router.ts';
 import { Egress } from '../schemas/egress.ts';
 const Status = z.object({ status: z.literal('ok') });
@@ -49,7 +51,7 @@ export const healthRoutes = createRouter()
       const egress = c.var.deps.smtpEgress?.egressReport() ?? [];
       const signal = AbortSignal.timeout(READY_DEADLINE_MS);
       const [db, tmp] = await Promise.allSettled([
-        withinDeadline(signal, orm.em.getConnection().execute('select 1')),
+        withinDeadline(signal, kysely(orm.em.fork()).selectNoFrom(sql.lit(1).as('one')).execute()),
         withinDeadline(
           signal,
           temporal.connection.withAbortSignal(signal, () => temporal.workflowService.getSystemInfo({})),

@@ -1,7 +1,7 @@
 /** Send outcomes (CONTRACT §12): one row per (organization, address), the latest report by `at` winning. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../db/entities/common.ts';
-import type { OutcomeRecord } from '../domain/outcome-input.ts';
+import { newId } from '../entities/common.ts';
+import type { OutcomeRecord } from '../../domain/outcome-input.ts';
 
 /**
  * Set-based upsert of one batch (each address at most once): a report older than the stored one leaves
