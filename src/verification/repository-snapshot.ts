@@ -66,8 +66,17 @@ export const RECOUNT_RANGE_SQL = `update verification_domain d
   set email_count = (select count(*) from verification_result r where r.job_id = d.job_id and r.domain = d.domain)
   where d.job_id = ? and d.seq > ? and d.seq <= ?`;
 
-/** Counts the list's domains into the new job; returns how many distinct addresses it holds. */
+/**
+ * Without statistics (a list just imported, not yet analyzed) the planner takes the list for a few hundred rows
+ * and reads it through another index into an on-disk sort: 4.4 s at 1,000,000 addresses instead of one pass in
+ * the domain index's order. Sorting and hashing are off for the rest of the creating transaction, which leaves
+ * that pass; what follows it there (the first range) is index lookups that need neither.
+ */
+export const DOMAIN_ORDER_ONLY_SQL = `select set_config('enable_sort', 'off', true), set_config('enable_hashagg', 'off', true)`;
+
+/** Counts the list's domains into the new job (inside its transaction); returns how many distinct addresses it holds. */
 export async function countJobDomains(em: EntityManager, jobId: string, listId: string): Promise<number> {
+  await em.execute(DOMAIN_ORDER_ONLY_SQL);
   const rows = await em.execute(COUNT_DOMAINS_SQL, [jobId, listId]);
   return rows.reduce((sum, r) => sum + Number(r.email_count), 0);
 }
