@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { createVerificationJob } from '../../src/verification/repository.ts';
 import {
+  COUNT_DOMAINS_SQL,
+  DOMAIN_ORDER_ONLY_SQL,
   FIRST_RANGE_ADDRESSES,
   WRITE_RANGE_SQL,
   writeNextSnapshotRange,
@@ -113,5 +115,26 @@ describe('the verification snapshot in ranges', () => {
     const text = plan.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('lead_list_id_email_domain_index');
     expect(text).not.toMatch(/Seq Scan on lead/);
+  });
+
+  it('counts a list the statistics have never seen in one pass of the domain index, without a sort', async () => {
+    const fresh = randomUUID();
+    await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'fresh', now(), now())`, [
+      fresh,
+      organizationId,
+    ]);
+    await rows(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+       select gen_random_uuid(), ?, ?, 'f' || n || '@fresh' || (n % 300) || '.snapshot.test', 'import', now(), now()
+       from generate_series(1, 20000) n`,
+      [organizationId, fresh],
+    );
+    const plan = await orm.em.fork().transactional(async (tx) => {
+      await tx.execute(DOMAIN_ORDER_ONLY_SQL);
+      return tx.execute(`explain ${COUNT_DOMAINS_SQL}`, [randomUUID(), fresh]);
+    });
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Index Only Scan using lead_list_id_email_domain_index/);
+    expect(text).not.toMatch(/Sort Key: \(CASE|HashAggregate|Bitmap Heap Scan on lead/);
   });
 });
