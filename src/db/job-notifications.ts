@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { log } from '../log.ts';
-import { type DatabaseLimits, pgOptions } from './pg-options.ts';
+import { type DatabaseLimits, pgOptions, watchReads } from './pg-options.ts';
 
 /** `stage`: the stage a change to the job's row left it in; absent for a change to its results (progress only). */
 type Listener = (stage?: string) => void;
@@ -64,6 +64,7 @@ class JobNotifications {
         this.#client = null;
       });
       await client.connect();
+      watchReads(this.#limits)(client);
       await client.query('listen job_events');
       return client;
     })();

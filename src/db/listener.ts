@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { log } from '../log.ts';
-import { type DatabaseLimits, pgOptions } from './pg-options.ts';
+import { type DatabaseLimits, pgOptions, watchReads } from './pg-options.ts';
 
 export interface ListenerEvents {
   /** A notification on the channel, with its payload. */
@@ -55,6 +55,7 @@ export function listen(databaseUrl: string, limits: DatabaseLimits, channel: str
     });
     try {
       await next.connect();
+      watchReads(limits)(next);
       await next.query(`listen ${pg.escapeIdentifier(channel)}`);
     } catch (err) {
       if (client === next) lost(err as Error);

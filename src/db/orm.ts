@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
-import { type DatabaseLimits, dropOnReadTimeout, pgOptions } from './pg-options.ts';
+import { type DatabaseLimits, pgOptions, watchReads } from './pg-options.ts';
 
 export const MIGRATIONS_PATH = path.join(import.meta.dirname, 'migrations');
 
@@ -19,7 +19,7 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {},
     forceUtcTimezone: true,
     pool: { max: overrides.pool?.max ?? 10 },
     // A database that accepts no connections, or never answers, must fail the request in bounded time (503), not hold it.
-    driverOptions: { ...pgOptions(limits), onPoolCreated: (pool: { on(event: 'connect', listener: typeof dropOnReadTimeout): void }) => pool.on('connect', dropOnReadTimeout) },
+    driverOptions: { ...pgOptions(limits), onPoolCreated: (pool: { on(event: 'connect', listener: ReturnType<typeof watchReads>): void }) => pool.on('connect', watchReads(limits)) },
     migrations: {
       path: MIGRATIONS_PATH,
       pathTs: MIGRATIONS_PATH,
