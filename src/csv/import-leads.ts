@@ -20,9 +20,20 @@ export interface LeadImportResult {
   duplicates: { count: number; rows: number[] };
 }
 
+/** A file's usable leads, each with its data row (1-based, the header not counted), and the rows it skipped. */
+interface ReadLeads {
+  leads: LeadInput[];
+  rows: number[];
+  skipped: number;
+  errors: LeadImportResult['errors'];
+}
+
 /**
- * Streams a lead CSV into a list inside one transaction: a failure part-way (413, broken upload) stores
- * nothing, so a retry never doubles rows. Rows that fail validation are skipped and reported by row number.
+ * Imports a lead CSV into a list inside one transaction: a failure part-way (413, broken upload) stores nothing, so
+ * a retry never doubles rows. Rows that fail validation are skipped and reported by row number. The whole upload is
+ * read and checked before the transaction begins (its leads take a few times the file's bytes, and the route reads
+ * two uploads at most at once), so the list's lock and a database connection are held while the rows are stored,
+ * not for as long as the client takes to send them; a file refused (413, malformed) never reaches the database.
  */
 export async function importLeadCsv(
   em: EntityManager,
@@ -30,62 +41,58 @@ export async function importLeadCsv(
   file: Readable,
   maxRows: number,
 ): Promise<LeadImportResult> {
+  const { leads, rows, skipped, errors } = await readLeads(file, maxRows);
+  if (leads.length === 0 && skipped === 0) throw new ApiError('unprocessable', 'The file has no data rows', { reason: 'no_data_rows' });
   return em.transactional(async (tx) => {
     await lockListForAdding(tx, target.listId);
-    const result: LeadImportResult = { created: 0, skipped: 0, errors: [], duplicates: { count: 0, rows: [] } };
-    let mapping: Map<number, keyof typeof LEAD_CSV_ALIASES> | undefined;
-    let batch: LeadInput[] = [];
-    // The data row (1-based, header not counted) of each lead in the batch.
-    let batchRows: number[] = [];
-    let rowNumber = 1;
-    const flush = async () => {
-      if (batch.length === 0) return;
+    const result: LeadImportResult = { created: 0, skipped, errors, duplicates: { count: 0, rows: [] } };
+    for (let start = 0; start < leads.length; start += BATCH) {
       // Earlier batches are in the list already (same transaction), so the lookup finds them too.
-      const { ids, duplicates } = await addNewLeads(tx, target, batch);
+      const { ids, duplicates } = await addNewLeads(tx, target, leads.slice(start, start + BATCH));
       result.created += ids.length;
-      for (const index of duplicates) result.duplicates.rows.push(batchRows[index]!);
-      result.duplicates.count = result.duplicates.rows.length;
-      batch = [];
-      batchRows = [];
-    };
-    try {
-      for await (const record of readCsvRecords(file)) {
-        if (!mapping) {
-          mapping = mapHeader(record, LEAD_CSV_ALIASES);
-          if (mapping.size === 0) {
-            throw new ApiError('unprocessable', 'No recognized column in the header row', {
-              reason: 'unrecognized_headers',
-              accepted: Object.values(LEAD_CSV_ALIASES).flat(),
-            });
-          }
-          continue;
-        }
-        rowNumber++;
-        if (rowNumber - 1 > maxRows) {
-          throw new ApiError('unprocessable', `The file has more than ${maxRows} data rows`, { reason: 'too_many_rows', maxRows });
-        }
-        const raw = rowToObject(record, mapping);
-        const parsed = LeadInputSchema.safeParse(raw);
-        if (!parsed.success || Object.keys(raw).length === 0) {
-          result.skipped++;
-          if (result.errors.length < MAX_REPORTED_ERRORS) {
-            const message = parsed.success ? 'empty row' : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-            result.errors.push({ row: rowNumber, message });
-          }
-          continue;
-        }
-        batch.push(parsed.data);
-        batchRows.push(rowNumber - 1);
-        if (batch.length >= BATCH) await flush();
-      }
-    } catch (err) {
-      throw uploadError(err);
+      for (const index of duplicates) result.duplicates.rows.push(rows[start + index]!);
     }
-    if (!mapping) throw new ApiError('unprocessable', 'The file has no header row', { reason: 'empty' });
-    await flush();
-    if (result.created === 0 && result.skipped === 0 && result.duplicates.count === 0) {
-      throw new ApiError('unprocessable', 'The file has no data rows', { reason: 'no_data_rows' });
-    }
+    result.duplicates.count = result.duplicates.rows.length;
     return result;
   });
+}
+
+async function readLeads(file: Readable, maxRows: number): Promise<ReadLeads> {
+  const read: ReadLeads = { leads: [], rows: [], skipped: 0, errors: [] };
+  let mapping: Map<number, keyof typeof LEAD_CSV_ALIASES> | undefined;
+  let rowNumber = 1;
+  try {
+    for await (const record of readCsvRecords(file)) {
+      if (!mapping) {
+        mapping = mapHeader(record, LEAD_CSV_ALIASES);
+        if (mapping.size === 0) {
+          throw new ApiError('unprocessable', 'No recognized column in the header row', {
+            reason: 'unrecognized_headers',
+            accepted: Object.values(LEAD_CSV_ALIASES).flat(),
+          });
+        }
+        continue;
+      }
+      rowNumber++;
+      if (rowNumber - 1 > maxRows) {
+        throw new ApiError('unprocessable', `The file has more than ${maxRows} data rows`, { reason: 'too_many_rows', maxRows });
+      }
+      const raw = rowToObject(record, mapping);
+      const parsed = LeadInputSchema.safeParse(raw);
+      if (!parsed.success || Object.keys(raw).length === 0) {
+        read.skipped++;
+        if (read.errors.length < MAX_REPORTED_ERRORS) {
+          const message = parsed.success ? 'empty row' : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+          read.errors.push({ row: rowNumber, message });
+        }
+        continue;
+      }
+      read.leads.push(parsed.data);
+      read.rows.push(rowNumber - 1);
+    }
+  } catch (err) {
+    throw uploadError(err);
+  }
+  if (!mapping) throw new ApiError('unprocessable', 'The file has no header row', { reason: 'empty' });
+  return read;
 }

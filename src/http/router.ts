@@ -7,6 +7,7 @@ import { errorResponses } from './errors.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requireOwner, requireSession } from './middleware/session.ts';
+import { uploadSlot } from './middleware/upload-slot.ts';
 import { utf8Json } from './middleware/utf8-json.ts';
 
 /** One sub-app per resource; every one turns zod failures into the contract's 400 the same way. */
@@ -97,6 +98,8 @@ function takesJson(route: Plain) {
   return Object.keys(content).some((type) => /json/i.test(type));
 }
 
+const takesUpload = (route: Plain) => 'multipart/form-data' in ((route.request?.body as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+
 /** Refuses a body over `maxSize` before it is read: by its Content-Length, or as a chunked one streams past it. */
 export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
   return bodyLimit({
@@ -109,17 +112,19 @@ export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
 
 /**
  * The body checks run after authentication (as the validator does), and the idempotency check too: keys belong to
- * the caller's organization. A JSON route's own size limit comes first, and the OpenAPI document states it.
+ * the caller's organization. A JSON route's own size limit comes first, and the OpenAPI document states it. An
+ * upload waits for its slot last, so a replayed answer never queues and a queued upload holds nothing else.
  */
 function withMiddleware<R extends Plain>(plain: R, extra: Extra, auth: MiddlewareHandler<AppEnv>[]) {
   const { idempotent, maxBodyBytes = JSON_BODY_BYTES } = extra;
   const json = takesJson(plain);
   const route = json ? { ...plain, 'x-max-body-bytes': maxBodyBytes } : plain;
-  const middleware = json ? [...auth, limitBody(maxBodyBytes), utf8Json] : auth;
-  if (!idempotent) return { route, middleware };
+  const checks = json ? [...auth, limitBody(maxBodyBytes), utf8Json] : auth;
+  const queue = takesUpload(plain) ? [uploadSlot] : [];
+  if (!idempotent) return { route, middleware: [...checks, ...queue] };
   // Every stored answer (below 500) may come back as a replay, so each documented response may carry the header.
   const responses = Object.fromEntries(Object.entries(route.responses).map(([status, response]) => [status, { ...response, headers: ReplayedHeader }]));
-  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders }, responses }, middleware: [...middleware, idempotency] };
+  return { route: { ...route, request: { ...route.request, headers: IdempotencyHeaders }, responses }, middleware: [...checks, idempotency, ...queue] };
 }
 type Plain = Omit<RouteConfig, 'middleware' | 'security'>;
 

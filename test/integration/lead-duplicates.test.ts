@@ -155,7 +155,7 @@ describe('duplicate checks on a large list', () => {
     const plan = (
       await h.sql(
         `explain select id, email_key, network_url from lead
-          where list_id = ? and (email_key in ('p5@big.test', 'p6@big.test') or network_url in ('https://www.linkedin.com/in/p7'))`,
+          where list_id = ? and (email_key = any('{p5@big.test,p6@big.test}'::text[]) or network_url = any('{https://www.linkedin.com/in/p7}'::text[]))`,
         [listId],
       )
     )

@@ -60,22 +60,19 @@ export async function lockListForAdding(tx: EntityManager, listId: string): Prom
     .execute();
 }
 
-/** The list's leads whose email (case-insensitively) or profile URL is among `batch`'s: two index lookups, whatever the list's size. */
+/**
+ * The list's leads whose email (case-insensitively) or profile URL is among `batch`'s: two index lookups, whatever the
+ * list's size. Plain SQL, not the typed builder: its row mapping walks every property of the entity for each row,
+ * 40 µs a row, seconds for an import whose rows the list holds already.
+ */
 export async function leadsSharingKeys(tx: EntityManager, listId: string, batch: readonly LeadInput[]): Promise<Array<LeadKeys & { id: string }>> {
   const emailKeys = [...new Set(batch.map((input) => emailKeyOf(input.email)).filter((key) => key !== null))];
   const urls = [...new Set(batch.map((input) => input.networkUrl).filter((url) => url !== null))];
   if (emailKeys.length === 0 && urls.length === 0) return [];
-  return kysely(tx)
-    .selectFrom('lead')
-    .select(['id', 'emailKey', 'networkUrl'])
-    .where('list', '=', listId)
-    .where((eb) =>
-      eb.or([
-        ...(emailKeys.length > 0 ? [eb('emailKey', 'in', emailKeys)] : []),
-        ...(urls.length > 0 ? [eb('networkUrl', 'in', urls)] : []),
-      ]),
-    )
-    .execute();
+  const { rows } = await sql<LeadKeys & { id: string }>`
+    select id, email_key as "emailKey", network_url as "networkUrl" from lead
+     where list_id = ${listId} and (email_key = any(${emailKeys}::text[]) or network_url = any(${urls}::text[]))`.execute(tx.getKysely());
+  return rows;
 }
 
 const LEAD_INPUT_COLUMNS = LEAD_INPUT_FIELDS.map(snakeCase);
