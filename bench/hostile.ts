@@ -6,13 +6,15 @@
  * fits; an array of empty objects; CSVs of many rows and of megabyte rows), and one just over the limit: each
  * round sends every route one shape and its just-over body at once (about 50 requests). Reports the peak RSS
  * of the API process (VmHWM; target ≤ 512 MB), every status seen (target: 2xx and 4xx only) and the slowest
- * answer (target ≤ 5 s), against the process's RSS before the first request.
+ * answer (target ≤ 5 s), against the process's RSS before the first request, and the CPU time the API process
+ * spent (the figure that stays comparable when other work shares the machine).
  *
  * The API runs alone (`ROLE=api`, as deployed) on a scratch database and a scratch Temporal server (jobs are
  * started, nobody runs them).
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- OpenAPI documents and generated bodies are untyped JSON */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { ALL_SCOPES } from '../src/domain/scopes.ts';
 import { type Operation, operationsOf, validInstance } from '../test/support/fuzz.ts';
 import { multipartBody } from '../test/support/raw-http.ts';
@@ -26,6 +28,15 @@ const ORIGIN = 'http://bench.local';
 const DEFAULT_BODY_LIMIT = 1_048_576;
 const FILE_LIMIT = 10_485_760;
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+/**
+ * CPU seconds (user + system) a process has used: unlike the answers' times, it does not depend on what else runs
+ * on the machine, so runs on a loaded machine stay comparable. Fields 14 and 15 of /proc/<pid>/stat, in 1/100 s.
+ */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 interface Case {
   label: string;
@@ -164,6 +175,7 @@ try {
   step(`${routes.length} routes taking a body, ${rounds} rounds of ${routes.length * 2} requests at once (each route's next costliest shape at its limit, and just over it)`);
 
   const idle = await service.rss();
+  const cpuBefore = await cpuSeconds(service.pid);
   await service.resetPeakRss();
   const results: Array<{ label: string; status: number; ms: number; text: string }> = [];
   const started = performance.now();
@@ -177,6 +189,7 @@ try {
     step(`round ${round + 1}: ${((performance.now() - roundStart) / 1000).toFixed(1)} s, peak RSS so far ${MB(roundPeak)}, now ${MB(await service.rss())}`);
   }
   const elapsed = performance.now() - started;
+  const cpu = (await cpuSeconds(service.pid)) - cpuBefore;
   await new Promise((r) => setTimeout(r, 2000));
   const after = await service.rss();
 
@@ -193,7 +206,7 @@ try {
   for (const r of bad.slice(0, 5)) console.log(`  ${r.label} → ${r.status} ${r.text.slice(0, 200)}`);
   console.log(
     [
-      `${results.length} requests in ${(elapsed / 1000).toFixed(1)} s`,
+      `${results.length} requests in ${(elapsed / 1000).toFixed(1)} s, ${cpu.toFixed(1)} s of the API process's CPU`,
       `API process RSS: ${MB(idle)} idle before, peak ${MB(peak)} (target ≤ 512 MB), ${MB(after)} 2 s after`,
       `answers outside 2xx/4xx: ${bad.length} (target 0); slowest answer ${(slowest / 1000).toFixed(2)} s (target ≤ 5 s)`,
       `process alive: ${service.alive()}`,
