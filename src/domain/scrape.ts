@@ -93,19 +93,6 @@ export function scrapeRowValues(record: string[], mapping: Map<number, ScrapeCol
   };
 }
 
-/** `https://www.Acme.com/about` → `acme.com`; null when the cell holds no host name. */
-export function companyDomainOf(raw: string | null | undefined): string | null {
-  const trimmed = raw?.trim();
-  if (!trimmed) return null;
-  try {
-    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).hostname;
-    const domain = host.replace(/^www\./, '');
-    return /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/.test(domain) ? domain : null;
-  } catch {
-    return null;
-  }
-}
-
 /** `Q3 leads.csv` → `Q3 leads`; the default job name. */
 export function jobNameFromFileName(fileName: string): string {
   const base = fileName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '').trim();

@@ -1,5 +1,5 @@
 import { normalizeProfileUrl } from './profile-url.ts';
-import { companyDomainOf } from './scrape.ts';
+import { companyDomainOf } from './company-domain.ts';
 
 export type ScrapeInputType = 'companies' | 'names' | 'domains';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { companyDomainOf } from '../domain/scrape.ts';
+import { companyDomainOf } from '../domain/company-domain.ts';
 import type { EnrichmentProvider, FoundProfile, PersonLookup } from '../providers/enrichment/index.ts';
 import { findEmail, type FinderDeps, learnFoundTemplate } from './engine.ts';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
-import { companyDomainOf } from '../domain/scrape.ts';
+import { companyDomainOf } from '../domain/company-domain.ts';
 import { notFound } from '../errors.ts';
 import { LeadInputSchema } from '../domain/lead-input.ts';
 import { kysely } from '../db/kysely.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { companyDomainOf } from '../../src/domain/company-domain.ts';
 import {
-  companyDomainOf,
   detectInputType,
   jobNameFromFileName,
   mapScrapeHeader,

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { companyDomainOf } from '../../domain/scrape.ts';
+import { companyDomainOf } from '../../domain/company-domain.ts';
 
 const name = (example: string) => z.string().trim().min(1).max(200).openapi({ example });
 
