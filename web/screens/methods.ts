@@ -1,7 +1,7 @@
 // The three verification methods as the forms offer them, with the provider's price.
 import { money } from '../format.ts';
 import { API_PRICE_MICROS, type VerificationMethod } from '../../src/domain/verification.ts';
-import { moneyFromMicros } from './catch-all.tsx';
+import { moneyFromMicros } from './catch-all-scores.tsx';
 
 /** The provider's price per address; a job's estimate route answers the same figure. */
 const PRICE_PER_EMAIL = API_PRICE_MICROS / 1_000_000;

@@ -22,7 +22,7 @@ import {
   useLoad,
 } from '../ui.tsx';
 
-import { CatchAllCalibration, CatchAllScore, ScoredFill, type ScoreRange, ScoreFilter } from './catch-all.tsx';
+import { CatchAllCalibration, CatchAllScore, ScoredFill, type ScoreRange, ScoreFilter } from './catch-all-scores.tsx';
 import { apiOnlyCeiling, METHODS } from './methods.ts';
 import { DeferredNotice } from './deferred.tsx';
 import { QuickVerify, UploadAndVerify } from './verify-quick.tsx';
