@@ -19,7 +19,7 @@ import { JobGoneError } from '../errors.ts';
 import { newId } from '../db/entities/common.ts';
 import { SCORE_WEIGHTS } from '../domain/catch-all-score.ts';
 import { recordDeferred, settleDeferred } from './repository-deferred.ts';
-import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
+import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './repository-transcript.ts';
 
 export interface VerificationWork {
