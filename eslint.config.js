@@ -86,11 +86,6 @@ export default tseslint.config(
     },
   },
   {
-    // Another change is rewriting this one; its inline statements become kysely or named constants there.
-    files: ['src/verification/repository.ts'],
-    rules: { 'local/query-dialect': 'off' },
-  },
-  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.
     files: ['workflows/**/*.ts'],
     rules: {
