@@ -329,7 +329,7 @@ export function toResultRow(r: Record<string, unknown>): ResultRow {
     smtpCode: (r.smtpCode as number | null) ?? null,
     enhancedCode: (r.enhancedCode as string | null) ?? null,
     attempts: Number(r.attempts ?? 0),
-    checkedAt: r.checkedAt ? new Date(r.checkedAt as string) : null,
+    checkedAt: r.checkedAt ? new Date(r.checkedAt as Date) : null,
   };
 }
 
