@@ -81,24 +81,9 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { local: { rules: { 'storage-homes': storageHomes, 'query-dialect': queryDialect } } },
     rules: {
-      'local/storage-homes': [
-        'error',
-        {
-          // Each waits on a file another change holds: src/verification/repository-work.ts imports the first, and
-          // src/verification/repository.ts (which webhooks/job-event.ts reads) moves to src/db/repos/ once it is free.
-          waiting: {
-            'db/repos/lead-write-back.ts': 'moves to src/verification/ with the change on repository-work.ts',
-            'verification/repository.ts': 'moves to src/db/repos/ with the change on it',
-          },
-        },
-      ],
+      'local/storage-homes': 'error',
       'local/query-dialect': 'error',
     },
-  },
-  {
-    // Another change is rewriting these two; their inline statements become kysely or named constants there.
-    files: ['src/verification/repository.ts', 'src/verification/repository-work.ts'],
-    rules: { 'local/query-dialect': 'off' },
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.

@@ -38,7 +38,7 @@ export default {
   meta: {
     type: 'problem',
     docs: { description: 'A repository lives beside its only owner; src/db/repos keeps only what two features share.' },
-    schema: [{ type: 'object', properties: { waiting: { type: 'object', additionalProperties: { type: 'string' } } }, additionalProperties: false }],
+    schema: [],
     messages: {
       foreign: "{{target}} is {{owner}}'s repository: a repository two features use moves to src/db/repos/.",
       single: '{{name}} is used by {{owners}} only: move it beside its owner as src/<feature>/repository-*.ts.',
@@ -49,13 +49,11 @@ export default {
     const place = placeOf(src, context.filename);
     if (!place) return {};
     const [feature, ...rest] = place;
-    const waiting = context.options[0]?.waiting ?? {};
     const checkImport = (node) => {
       const specifier = node.source?.value;
       if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
       const target = placeOf(src, path.resolve(path.dirname(context.filename), specifier));
       if (!target || target.length !== 2 || HOMES.has(target[0]) || target[0] === feature || !REPOSITORY.test(target[1])) return;
-      if (waiting[target.join('/')]) return;
       context.report({ node: node.source, messageId: 'foreign', data: { target: `src/${target.join('/')}`, owner: target[0] } });
     };
     const shared = feature === 'db' && rest.length === 2 && rest[0] === 'repos';
@@ -65,7 +63,7 @@ export default {
       ExportNamedDeclaration: checkImport,
       ExportAllDeclaration: checkImport,
       Program(node) {
-        if (!shared || waiting[place.join('/')]) return;
+        if (!shared) return;
         const owners = ownersOf(src, context.filename);
         if (owners.size < 2) context.report({ node, messageId: 'single', data: { name: `src/db/${rest.join('/')}`, owners: [...owners].join(', ') || 'no feature' } });
       },

@@ -4,7 +4,7 @@ import { kysely } from '../db/kysely.ts';
 import type { CatchAllReason } from '../domain/catch-all.ts';
 import type { EmailTemplate } from '../domain/email-templates.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
-import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
+import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
 
 /** A Catch-All result waiting for its score (or, on a retry pass, for the directory). */
 export interface CatchAllRow {

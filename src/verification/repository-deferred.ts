@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { kysely } from '../db/kysely.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { StoredAttempt } from '../db/entities/verification-result.ts';
-import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
+import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
 
 /**
  * Addresses still answered with a 4xx (greylisting) after their SMTP attempts wait, stored on their

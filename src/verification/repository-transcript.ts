@@ -35,25 +35,25 @@ export interface TranscriptEntry {
   lines: TranscriptLine[];
 }
 
-/**
- * One address's result row with its transcript. Raw SQL: the row is read with the results page's columns
- * (RESULT_COLUMNS), which toResultRow maps. Parameters: the job id, the address.
- */
-export const RESULT_WITH_TRANSCRIPT_SQL = `select ${RESULT_COLUMNS}, transcript from verification_result where job_id = ? and email = ?`;
-
 /** A job's result for one address (`email` as stored: lower-cased, ASCII domain) with its transcript; null when the job has no such address. */
 export async function resultWithTranscript(
   em: EntityManager,
   jobId: string,
   email: string,
 ): Promise<{ row: ResultRow; transcript: TranscriptEntry[] } | null> {
-  const [result] = await em.execute(RESULT_WITH_TRANSCRIPT_SQL, [jobId, email]);
+  const db = kysely(em);
+  const result = await db
+    .selectFrom('verification_result')
+    .select([...RESULT_COLUMNS, 'transcript'])
+    .where('job', '=', jobId)
+    .where('email', '=', email)
+    .executeTakeFirst();
   if (!result) return null;
-  const attempts = (result.transcript ?? []) as StoredAttempt[];
+  const attempts: StoredAttempt[] = result.transcript ?? [];
   const ids = [...new Set(attempts.map((a) => a.sessionId))];
   const sessions = new Map<string, { mxHost: string; ip: string; lines: TranscriptLine[] }>();
   if (ids.length > 0) {
-    const rows = await kysely(em).selectFrom('verification_smtp_session').select(['id', 'mxHost', 'ip', 'lines']).where('job', '=', jobId).where('id', 'in', ids).execute();
+    const rows = await db.selectFrom('verification_smtp_session').select(['id', 'mxHost', 'ip', 'lines']).where('job', '=', jobId).where('id', 'in', ids).execute();
     for (const r of rows) sessions.set(r.id, { mxHost: r.mxHost, ip: r.ip, lines: r.lines });
   }
   const transcript = attempts.map((a) => {

@@ -15,11 +15,13 @@ import {
   type VerificationMethod,
   type VerificationStage,
 } from '../domain/verification.ts';
+import { sql } from 'kysely';
 import { JobGoneError } from '../errors.ts';
+import { kysely } from '../db/kysely.ts';
 import { newId } from '../db/entities/common.ts';
 import { SCORE_WEIGHTS } from '../domain/catch-all-score.ts';
 import { recordDeferred, settleDeferred } from './repository-deferred.ts';
-import { WRITE_BATCH_TO_LEADS } from '../db/repos/lead-write-back.ts';
+import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './repository-transcript.ts';
 
 export interface VerificationWork {
@@ -31,29 +33,34 @@ export interface VerificationWork {
 }
 
 export async function loadVerificationWork(em: EntityManager, jobId: string, lock = false): Promise<VerificationWork> {
-  const [row] = await em.execute(
-    `select id, organization_id, list_id, verification_method, verification_stage from verification_job where id = ?${lock ? ' for update' : ''}`,
-    [jobId],
-  );
+  const row = await kysely(em)
+    .selectFrom('verification_job')
+    .select(['id', 'organization', 'list', 'verificationMethod', 'verificationStage'])
+    .where('id', '=', jobId)
+    .$if(lock, (q) => q.forUpdate())
+    .executeTakeFirst();
   if (!row) throw new JobGoneError('verification', jobId);
   return {
     id: row.id,
-    organizationId: row.organization_id,
-    listId: row.list_id,
-    method: row.verification_method,
-    stage: row.verification_stage,
+    organizationId: row.organization,
+    listId: row.list,
+    method: row.verificationMethod,
+    stage: row.verificationStage,
   };
 }
 
 /** How many domains the job has, and the last one whose addresses are written (all of them once the snapshot is). */
 export async function verificationDomainCount(em: EntityManager, jobId: string): Promise<{ domainCount: number; writtenSeq: number }> {
-  const [row] = await em.execute(
-    `select (select count(*)::int from verification_domain where job_id = j.id) as n, j.snapshot_seq
-     from verification_job j where j.id = ?`,
-    [jobId],
-  );
+  const row = await kysely(em)
+    .selectFrom('verification_job as j')
+    .select((eb) => [
+      eb.selectFrom('verification_domain').select(sql<number>`count(*)::int`.as('n')).whereRef('job', '=', 'j.id').as('n'),
+      'j.snapshotSeq',
+    ])
+    .where('j.id', '=', jobId)
+    .executeTakeFirst();
   const domainCount = Number(row?.n ?? 0);
-  return { domainCount, writtenSeq: row?.snapshot_seq ?? domainCount };
+  return { domainCount, writtenSeq: row?.snapshotSeq ?? domainCount };
 }
 
 export interface WorkDomain {
@@ -70,11 +77,14 @@ export async function unfinishedDomains(
   fromSeq: number,
   toSeq: number,
 ): Promise<WorkDomain[]> {
-  const rows = await em.execute(
-    `select domain, is_catch_all, mx_host from verification_domain where job_id = ? and seq between ? and ? and smtp_done_at is null order by seq`,
-    [jobId, fromSeq, toSeq],
-  );
-  return rows.map((r) => ({ domain: r.domain, isCatchAll: r.is_catch_all, mxHost: r.mx_host }));
+  return kysely(em)
+    .selectFrom('verification_domain')
+    .select(['domain', 'isCatchAll', 'mxHost'])
+    .where('job', '=', jobId)
+    .where((eb) => eb.between('seq', fromSeq, toSeq))
+    .where('smtpDoneAt', 'is', null)
+    .orderBy('seq')
+    .execute();
 }
 
 /** The next page of a domain's addresses without an SMTP-stage result, after `afterId`. */
@@ -85,26 +95,38 @@ export async function unprobedAddresses(
   afterId: string | null,
   limit: number,
 ) {
-  const rows = await em.execute(
-    `select id, email from verification_result
-     where job_id = ? and domain = ? and smtp_checked_at is null and id > ? order by id limit ?`,
-    [jobId, domain, afterId ?? '00000000-0000-0000-0000-000000000000', limit],
-  );
-  return rows.map((r) => ({ id: r.id as string, email: r.email as string }));
+  return kysely(em)
+    .selectFrom('verification_result')
+    .select(['id', 'email'])
+    .where('job', '=', jobId)
+    .where('domain', '=', domain)
+    .where('smtpCheckedAt', 'is', null)
+    .where('id', '>', afterId ?? '00000000-0000-0000-0000-000000000000')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /** The first `limit` unprobed addresses of each given domain, in one query. */
 export async function firstUnprobedPages(em: EntityManager, jobId: string, domains: string[], limit: number) {
   const pages = new Map<string, Array<{ id: string; email: string }>>(domains.map((d) => [d, []]));
   if (domains.length === 0) return pages;
-  const rows = await em.execute(
-    `select domain, id, email from (
-       select domain, id, email, row_number() over (partition by domain order by id) as n
-       from verification_result where job_id = ? and domain in (?) and smtp_checked_at is null
-     ) page where n <= ? order by domain, id`,
-    [jobId, domains, limit],
-  );
-  for (const r of rows) pages.get(r.domain as string)?.push({ id: r.id as string, email: r.email as string });
+  const rows = await kysely(em)
+    .selectFrom((db) =>
+      db
+        .selectFrom('verification_result')
+        .select((eb) => ['domain', 'id', 'email', eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('domain').orderBy('id')).as('n')])
+        .where('job', '=', jobId)
+        .where('domain', 'in', domains)
+        .where('smtpCheckedAt', 'is', null)
+        .as('page'),
+    )
+    .select(['domain', 'id', 'email'])
+    .where('n', '<=', limit)
+    .orderBy('domain')
+    .orderBy('id')
+    .execute();
+  for (const r of rows) pages.get(r.domain)?.push({ id: r.id, email: r.email });
   return pages;
 }
 
@@ -202,7 +224,17 @@ export interface DomainVerdict {
   done: boolean;
 }
 
-/** Stores domain verdicts in one statement; a known catch-all verdict or MX host is never replaced by null. */
+/**
+ * Stores domain verdicts in one statement; a known catch-all verdict or MX host is never replaced by null.
+ * Raw SQL: an update joined to the batch as a JSON recordset, each domain keeping what it already knows.
+ * Parameters: the verdicts as JSON, the job id.
+ */
+export const UPDATE_DOMAINS_SQL = `
+  update verification_domain d set is_catch_all = coalesce(v.is_catch_all, d.is_catch_all), mx_host = coalesce(v.mx_host, d.mx_host),
+    smtp_done_at = case when v.done then coalesce(d.smtp_done_at, now()) else d.smtp_done_at end
+  from jsonb_to_recordset(?::jsonb) as v(domain text, is_catch_all boolean, mx_host text, done boolean)
+  where d.job_id = ? and d.domain = v.domain`;
+
 export async function updateDomains(em: EntityManager, jobId: string, verdicts: DomainVerdict[]) {
   if (verdicts.length === 0) return;
   // An UPDATE ... FROM applies one arbitrary match per row, so each domain must appear once.
@@ -227,13 +259,7 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
     mx_host: v.mxHost,
     done: v.done,
   }));
-  await em.execute(
-    `update verification_domain d set is_catch_all = coalesce(v.is_catch_all, d.is_catch_all), mx_host = coalesce(v.mx_host, d.mx_host),
-       smtp_done_at = case when v.done then coalesce(d.smtp_done_at, now()) else d.smtp_done_at end
-     from jsonb_to_recordset(?::jsonb) as v(domain text, is_catch_all boolean, mx_host text, done boolean)
-     where d.job_id = ? and d.domain = v.domain`,
-    [JSON.stringify(payload), jobId],
-  );
+  await em.execute(UPDATE_DOMAINS_SQL, [JSON.stringify(payload), jobId]);
 }
 
 
@@ -247,22 +273,31 @@ export async function finishSmtpStage(em: EntityManager, jobId: string): Promise
     const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage !== 'smtp_verifying') return job.stage;
     await settleDeferred(tx, jobId);
-    const [row] = await tx.execute(
-      `select count(*) filter (where api_status = 'pending')::int as pending,
-              count(*) filter (where result in ('Unknown', 'Catch-All'))::int as gaps
-       from verification_result where job_id = ?`,
-      [jobId],
-    );
+    const db = kysely(tx);
+    const row = await db
+      .selectFrom('verification_result')
+      .select((eb) => [
+        eb.cast<number>(eb.fn.countAll().filterWhere('apiStatus', '=', 'pending'), 'integer').as('pending'),
+        eb.cast<number>(eb.fn.countAll().filterWhere('result', 'in', ['Unknown', 'Catch-All']), 'integer').as('gaps'),
+      ])
+      .where('job', '=', jobId)
+      .executeTakeFirst();
     const pending = Number(row?.pending ?? 0);
     const gaps = Number(row?.gaps ?? 0);
     const next = stageAfterSmtp(job.method, { pendingForApi: pending, gaps });
     // Last statement before the commit: the stamps are (within microseconds) the commit time of
     // the state they describe, not the time the transaction began.
-    await tx.execute(
-      `update verification_job set verification_stage = ?, smtp_completed_at = clock_timestamp(), deferred_retry_at = null,
-         completed_at = case when ? = 'completed' then clock_timestamp() end, updated_at = clock_timestamp() where id = ?`,
-      [next, next, jobId],
-    );
+    await db
+      .updateTable('verification_job')
+      .set({
+        verificationStage: next,
+        smtpCompletedAt: sql<Date>`clock_timestamp()`,
+        deferredRetryAt: null,
+        completedAt: next === 'completed' ? sql<Date>`clock_timestamp()` : null,
+        updatedAt: sql<Date>`clock_timestamp()`,
+      })
+      .where('id', '=', jobId)
+      .execute();
     return next;
   });
 }
@@ -287,33 +322,45 @@ export async function recordDecision(
 ): Promise<DecisionResult> {
   return em.transactional(async (tx) => {
     await loadVerificationWork(tx, jobId, true);
-    const [stored] = await tx.execute(
-      `select verification_stage, user_decision, decision_made_at from verification_job where id = ?`,
-      [jobId],
-    );
-    if (stored?.user_decision) {
+    const db = kysely(tx);
+    const stored = await db
+      .selectFrom('verification_job')
+      .select(['verificationStage', 'userDecision', 'decisionMadeAt'])
+      .where('id', '=', jobId)
+      .executeTakeFirst();
+    if (stored?.userDecision) {
       return {
         id: jobId,
-        verificationStage: stored.verification_stage,
-        userDecision: stored.user_decision,
-        decisionMadeAt: new Date(stored.decision_made_at).toISOString(),
+        verificationStage: stored.verificationStage,
+        userDecision: stored.userDecision,
+        decisionMadeAt: new Date(stored.decisionMadeAt!).toISOString(),
       };
     }
     const next = stageAfterDecision(decision);
     const bound = takesCatchAllBound(decision) ? (catchAllMaxScore ?? null) : null;
-    const [updated] = await tx.execute(
-      `update verification_job set user_decision = ?, catch_all_max_score = ?, decision_made_at = now(), verification_stage = ?,
-         completed_at = case when ? = 'completed' then now() end, updated_at = now()
-       where id = ? returning decision_made_at`,
-      [decision, bound, next, next, jobId],
-    );
+    const updated = await db
+      .updateTable('verification_job')
+      .set({
+        userDecision: decision,
+        catchAllMaxScore: bound,
+        decisionMadeAt: sql<Date>`now()`,
+        verificationStage: next,
+        completedAt: next === 'completed' ? sql<Date>`now()` : null,
+        updatedAt: sql<Date>`now()`,
+      })
+      .where('id', '=', jobId)
+      .returning('decisionMadeAt')
+      .executeTakeFirst();
     const gaps = gapResultsFor(decision);
     const unbounded = bound === null ? gaps : gaps.filter((result) => result !== 'Catch-All');
     if (unbounded.length > 0) {
-      await tx.execute(
-        `update verification_result set api_status = 'pending' where job_id = ? and smtp_result in (?) and api_status is null`,
-        [jobId, unbounded],
-      );
+      await db
+        .updateTable('verification_result')
+        .set({ apiStatus: 'pending' })
+        .where('job', '=', jobId)
+        .where('smtpResult', 'in', unbounded)
+        .where('apiStatus', 'is', null)
+        .execute();
     }
     // The score-bounded Catch-All results: exactly those the estimate's catchAllByScore counts up to the bound.
     if (bound !== null) await tx.execute(MARK_SCORED_CATCH_ALL_SQL, [jobId, bound]);
@@ -321,24 +368,29 @@ export async function recordDecision(
       id: jobId,
       verificationStage: next,
       userDecision: decision,
-      decisionMadeAt: new Date(updated!.decision_made_at).toISOString(),
+      decisionMadeAt: new Date(updated!.decisionMadeAt!).toISOString(),
     };
   });
 }
 
 export async function pendingApiAddresses(em: EntityManager, jobId: string, limit: number) {
-  const rows = await em.execute(
-    `select id, email from verification_result where job_id = ? and api_status = 'pending' order by id limit ?`,
-    [jobId, limit],
-  );
-  return rows.map((r) => ({ id: r.id as string, email: r.email as string }));
+  return kysely(em)
+    .selectFrom('verification_result')
+    .select(['id', 'email'])
+    .where('job', '=', jobId)
+    .where('apiStatus', '=', 'pending')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 export async function pendingApiCount(em: EntityManager, jobId: string): Promise<number> {
-  const [row] = await em.execute(
-    `select count(*)::int as n from verification_result where job_id = ? and api_status = 'pending'`,
-    [jobId],
-  );
+  const row = await kysely(em)
+    .selectFrom('verification_result')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('job', '=', jobId)
+    .where('apiStatus', '=', 'pending')
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -348,6 +400,31 @@ export interface ApiVerdictRow {
   result: EmailResult;
   reason: string;
 }
+
+/**
+ * A spend row per address of a provider batch, the unique (job, email) key skipping those already paid for. Raw SQL:
+ * the batch travels as one JSON recordset. Parameters: the organization, the job, the provider, the price, the rows as JSON.
+ */
+export const RECORD_API_SPEND_SQL = `
+  insert into verification_spend (id, organization_id, job_id, email, provider, amount_micros, created_at)
+  select v.id, ?, ?, v.email, ?, ?, now() from jsonb_to_recordset(?::jsonb) as v(id uuid, email text)
+  on conflict (job_id, email) do nothing`;
+
+/**
+ * Stores a provider batch's verdicts and writes them onto the list's leads in one statement. Raw SQL: an update joined
+ * to the batch as a JSON recordset, feeding the leads' write-back (WRITE_BATCH_TO_LEADS) as a data-modifying CTE.
+ * Parameters: the model's starting Catch-All score, the verdicts as JSON, the job id.
+ */
+export const STORE_API_BATCH_SQL = `with stored as (
+       update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done',
+         -- A provider's Catch-All keeps the score the SMTP stage gave it, or gets the model's starting score (CONTRACT §12).
+         catch_all_score = case when v.result = 'Catch-All' then coalesce(r.catch_all_score, ?) end,
+         catch_all_reasons = case when v.result = 'Catch-All' and r.catch_all_score is null then '["domain_catch_all"]'::jsonb else r.catch_all_reasons end
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
+       where r.id = v.id and r.api_status = 'pending'
+       returning r.email, r.result, r.checked_at
+     ), leads as (${WRITE_BATCH_TO_LEADS})
+     select count(*) from stored`;
 
 /**
  * Records one provider batch: a spend row per address (the unique (job, email) key makes a repeated
@@ -363,9 +440,7 @@ export async function recordApiVerdicts(
   if (rows.length === 0) return 0;
   return em.transactional(async (tx) => {
     const spend = await tx.execute<QueryResult>(
-      `insert into verification_spend (id, organization_id, job_id, email, provider, amount_micros, created_at)
-       select v.id, ?, ?, v.email, ?, ?, now() from jsonb_to_recordset(?::jsonb) as v(id uuid, email text)
-       on conflict (job_id, email) do nothing`,
+      RECORD_API_SPEND_SQL,
       [
         job.organizationId,
         job.id,
@@ -376,16 +451,7 @@ export async function recordApiVerdicts(
       'run',
     );
     await tx.execute(
-      `with stored as (
-         update verification_result r set result = v.result, source = 'api', reason = v.reason, checked_at = now(), api_status = 'done',
-           -- A provider's Catch-All keeps the score the SMTP stage gave it, or gets the model's starting score (CONTRACT §12).
-           catch_all_score = case when v.result = 'Catch-All' then coalesce(r.catch_all_score, ?) end,
-           catch_all_reasons = case when v.result = 'Catch-All' and r.catch_all_score is null then '["domain_catch_all"]'::jsonb else r.catch_all_reasons end
-         from jsonb_to_recordset(?::jsonb) as v(id uuid, result text, reason text)
-         where r.id = v.id and r.api_status = 'pending'
-         returning r.email, r.result, r.checked_at
-       ), leads as (${WRITE_BATCH_TO_LEADS})
-       select count(*) from stored`,
+      STORE_API_BATCH_SQL,
       [SCORE_WEIGHTS.base, JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
     );
     return spend.affectedRows;
@@ -397,10 +463,11 @@ export async function completeVerificationJob(em: EntityManager, jobId: string) 
   await em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage === 'api_verifying') {
-      await tx.execute(
-        `update verification_job set verification_stage = 'completed', completed_at = clock_timestamp(), updated_at = clock_timestamp() where id = ?`,
-        [jobId],
-      );
+      await kysely(tx)
+        .updateTable('verification_job')
+        .set({ verificationStage: 'completed', completedAt: sql<Date>`clock_timestamp()`, updatedAt: sql<Date>`clock_timestamp()` })
+        .where('id', '=', jobId)
+        .execute();
     }
   });
 }
@@ -410,20 +477,25 @@ export async function failVerificationJob(em: EntityManager, jobId: string, reas
   await em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage === 'completed' || job.stage === 'failed') return;
-    await tx.execute(
-      `update verification_job set verification_stage = 'failed', failure_reason = ?, updated_at = clock_timestamp() where id = ?`,
-      [reason, jobId],
-    );
+    await kysely(tx)
+      .updateTable('verification_job')
+      .set({ verificationStage: 'failed', failureReason: reason, updatedAt: sql<Date>`clock_timestamp()` })
+      .where('id', '=', jobId)
+      .execute();
   });
 }
 
-/** Adds warnings to the job's list, each code once however many slices saw it. */
+/**
+ * Adds warnings to the job's list, each code once however many slices saw it. Raw SQL: the new warnings are merged
+ * into the stored JSON array in the statement, so concurrent slices never lose each other's.
+ * Parameters: the warnings as JSON, the job id.
+ */
+export const ADD_JOB_WARNINGS_SQL = `
+  update verification_job j set warnings = j.warnings || coalesce(
+    (select jsonb_agg(w) from jsonb_array_elements(?::jsonb) w
+      where not exists (select 1 from jsonb_array_elements(j.warnings) o where o->>'code' = w->>'code')), '[]'::jsonb)
+  where id = ?`;
+
 export async function addJobWarnings(em: EntityManager, jobId: string, warnings: JobWarning[]): Promise<void> {
-  await em.execute(
-    `update verification_job j set warnings = j.warnings || coalesce(
-       (select jsonb_agg(w) from jsonb_array_elements(?::jsonb) w
-         where not exists (select 1 from jsonb_array_elements(j.warnings) o where o->>'code' = w->>'code')), '[]'::jsonb)
-     where id = ?`,
-    [JSON.stringify(warnings), jobId],
-  );
+  await em.execute(ADD_JOB_WARNINGS_SQL, [JSON.stringify(warnings), jobId]);
 }

@@ -1,5 +1,6 @@
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { EmailResult } from '../domain/lead.ts';
 import { CATCH_ALL_MAX_SCORE, CATCH_ALL_SCORES, type CatchAllReason, type MailboxSignal } from '../domain/catch-all.ts';
 import {
@@ -11,6 +12,7 @@ import {
 } from '../domain/verification.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
+import { kysely } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
 import { countJobDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
 import type { DomainStat } from './views.ts';
@@ -53,18 +55,25 @@ export async function createVerificationJob(
   method: VerificationMethod,
 ): Promise<VerificationJobView> {
   return em.transactional(async (tx) => {
-    const [list] = await tx.execute(
-      `select id, name from lead_list where id = ? and organization_id = ? for update`,
-      [listId, organizationId],
-    );
+    const db = kysely(tx);
+    const list = await db
+      .selectFrom('lead_list')
+      .select(['id', 'name'])
+      .where('id', '=', listId)
+      .where('organization', '=', organizationId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!list) throw notFound('List');
-    const [active] = await tx.execute(
-      `select id, verification_stage from verification_job where list_id = ? and verification_stage in (?) limit 1`,
-      [listId, [...ACTIVE_STAGES]],
-    );
+    const active = await db
+      .selectFrom('verification_job')
+      .select(['id', 'verificationStage'])
+      .where('list', '=', listId)
+      .where('verificationStage', 'in', [...ACTIVE_STAGES])
+      .limit(1)
+      .executeTakeFirst();
     if (active) {
       throw new ApiError('invalid_state', 'The list already has a verification job in progress', {
-        currentState: active.verification_stage,
+        currentState: active.verificationStage,
         jobId: active.id,
       });
     }
@@ -94,7 +103,7 @@ export async function createVerificationJob(
     job.totalEmails = total + first.drift;
     await tx.flush();
     // Nothing has been checked yet: the counts are zero by construction, whatever the worker does next.
-    return { job, listName: list.name as string, counts: emptyCounts(job.totalEmails) };
+    return { job, listName: list.name, counts: emptyCounts(job.totalEmails) };
   });
 }
 
@@ -128,59 +137,75 @@ export async function verificationJobCounts(
   const out = new Map(jobs.map((j) => [j.id, emptyCounts(j.totalEmails)]));
   if (jobs.length === 0) return out;
   const ids = jobs.map((j) => j.id);
-  const rows = await em.execute(
-    `select job_id,
-       sum(processed_count)::int as processed, sum(deferred_count)::int as deferred,
-       sum(smtp_valid_count)::int as smtp_valid, sum(smtp_invalid_count)::int as smtp_invalid,
-       sum(smtp_catch_all_count)::int as smtp_catch_all, sum(smtp_unknown_count)::int as smtp_unknown,
-       sum(valid_count)::int as valid, sum(invalid_count)::int as invalid,
-       sum(catch_all_count)::int as catch_all, sum(unknown_count)::int as unknown,
-       sum(api_valid_count)::int as api_valid, sum(api_invalid_count)::int as api_invalid,
-       sum(api_catch_all_count)::int as api_catch_all, sum(api_unknown_count)::int as api_unknown,
-       max(last_checked_at) as last_checked_at
-     from verification_domain where job_id in (?) group by job_id`,
-    [ids],
-  );
-  const spend = await em.execute(
-    `select job_id, coalesce(sum(amount_micros), 0)::bigint as micros from verification_spend where job_id in (?) group by job_id`,
-    [ids],
-  );
-  const micros = new Map(spend.map((s) => [s.job_id as string, Number(s.micros)]));
+  const db = kysely(em);
+  const rows = await db
+    .selectFrom('verification_domain')
+    .select((eb) => {
+      const total = (column: DomainCount) => eb.cast<number>(eb.fn.sum(column), 'integer');
+      return [
+        'job',
+        total('processedCount').as('processed'),
+        total('deferredCount').as('deferred'),
+        total('smtpValidCount').as('smtpValid'),
+        total('smtpInvalidCount').as('smtpInvalid'),
+        total('smtpCatchAllCount').as('smtpCatchAll'),
+        total('smtpUnknownCount').as('smtpUnknown'),
+        total('validCount').as('valid'),
+        total('invalidCount').as('invalid'),
+        total('catchAllCount').as('catchAll'),
+        total('unknownCount').as('unknown'),
+        total('apiValidCount').as('apiValid'),
+        total('apiInvalidCount').as('apiInvalid'),
+        total('apiCatchAllCount').as('apiCatchAll'),
+        total('apiUnknownCount').as('apiUnknown'),
+        eb.fn.max('lastCheckedAt').as('lastCheckedAt'),
+      ];
+    })
+    .where('job', 'in', ids)
+    .groupBy('job')
+    .execute();
+  const spend = await db
+    .selectFrom('verification_spend')
+    .select((eb) => ['job', eb.cast<string>(eb.fn.coalesce(eb.fn.sum('amountMicros'), sql.lit(0)), 'bigint').as('micros')])
+    .where('job', 'in', ids)
+    .groupBy('job')
+    .execute();
+  const micros = new Map(spend.map((s) => [s.job, Number(s.micros)]));
   for (const r of rows) {
-    const counts = out.get(r.job_id);
+    const counts = out.get(r.job);
     if (!counts) continue;
     counts.processed = r.processed;
     counts.deferred = r.deferred;
     counts.smtp = {
-      Valid: r.smtp_valid,
-      Invalid: r.smtp_invalid,
-      'Catch-All': r.smtp_catch_all,
-      Unknown: r.smtp_unknown,
+      Valid: r.smtpValid,
+      Invalid: r.smtpInvalid,
+      'Catch-All': r.smtpCatchAll,
+      Unknown: r.smtpUnknown,
     };
     counts.final = {
       total: counts.final.total,
       valid: r.valid,
       invalid: r.invalid,
-      catchAll: r.catch_all,
+      catchAll: r.catchAll,
       unknown: r.unknown,
     };
     counts.api = {
-      Valid: r.api_valid,
-      Invalid: r.api_invalid,
-      'Catch-All': r.api_catch_all,
-      Unknown: r.api_unknown,
-      verified: r.api_valid + r.api_invalid + r.api_catch_all + r.api_unknown,
-      costMicros: micros.get(r.job_id) ?? 0,
+      Valid: r.apiValid,
+      Invalid: r.apiInvalid,
+      'Catch-All': r.apiCatchAll,
+      Unknown: r.apiUnknown,
+      verified: r.apiValid + r.apiInvalid + r.apiCatchAll + r.apiUnknown,
+      costMicros: micros.get(r.job) ?? 0,
     };
-    counts.lastCheckedAt = r.last_checked_at ? new Date(r.last_checked_at) : null;
+    counts.lastCheckedAt = r.lastCheckedAt ? new Date(r.lastCheckedAt) : null;
   }
   return out;
 }
 
 async function listNames(em: EntityManager, listIds: string[]): Promise<Map<string, string>> {
   if (listIds.length === 0) return new Map();
-  const rows = await em.execute(`select id, name from lead_list where id in (?)`, [[...new Set(listIds)]]);
-  return new Map(rows.map((r) => [r.id as string, r.name as string]));
+  const rows = await kysely(em).selectFrom('lead_list').select(['id', 'name']).where('id', 'in', [...new Set(listIds)]).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 const listIdOf = (job: IVerificationJob) => (typeof job.list === 'string' ? job.list : job.list.id);
@@ -234,21 +259,12 @@ export async function pageVerificationJobs(
 
 /** Per-domain counts of the final results (the domains' running counts), largest domains first. */
 export async function domainStats(em: EntityManager, jobId: string): Promise<DomainStat[]> {
-  const rows = await em.execute(
-    `select domain, email_count, is_catch_all, valid_count as valid, invalid_count as invalid,
-       catch_all_count as catch_all, unknown_count as unknown
-     from verification_domain where job_id = ? order by seq`,
-    [jobId],
-  );
-  return rows.map((r) => ({
-    domain: r.domain,
-    totalEmails: r.email_count,
-    validCount: r.valid,
-    invalidCount: r.invalid,
-    catchAllCount: r.catch_all,
-    unknownCount: r.unknown,
-    isCatchAll: r.is_catch_all,
-  }));
+  return kysely(em)
+    .selectFrom('verification_domain')
+    .select(['domain', 'emailCount as totalEmails', 'validCount', 'invalidCount', 'catchAllCount', 'unknownCount', 'isCatchAll'])
+    .where('job', '=', jobId)
+    .orderBy('seq')
+    .execute();
 }
 
 export interface CatchAllBand {
@@ -258,11 +274,14 @@ export interface CatchAllBand {
 
 /** The job's Catch-All results by score, every score 0–10 present; from the partial Catch-All index, unscored ones left out. */
 export async function catchAllByScore(em: EntityManager, jobId: string): Promise<CatchAllBand[]> {
-  const rows = await em.execute(
-    `select catch_all_score as score, count(*)::int as n from verification_result
-     where job_id = ? and result = 'Catch-All' and catch_all_score is not null group by catch_all_score`,
-    [jobId],
-  );
+  const rows = await kysely(em)
+    .selectFrom('verification_result')
+    .select(['catchAllScore as score', sql<number>`count(*)::int`.as('n')])
+    .where('job', '=', jobId)
+    .where('result', '=', 'Catch-All')
+    .where('catchAllScore', 'is not', null)
+    .groupBy('catchAllScore')
+    .execute();
   const counts = new Map(rows.map((r) => [Number(r.score), Number(r.n)]));
   return CATCH_ALL_SCORES.map((score) => ({ score, count: counts.get(score) ?? 0 }));
 }
@@ -297,45 +316,73 @@ export function toResultRow(r: Record<string, unknown>): ResultRow {
     source: (r.source as ResultRow['source']) ?? null,
     reason: (r.reason as string | null) ?? null,
     domain: r.domain as string,
-    mxHost: (r.mx_host as string | null) ?? null,
-    mxProvider: (r.mx_provider as MxProvider | null) ?? null,
-    mailboxProvider: (r.mailbox_provider as MxProvider | null) ?? null,
-    mailboxProviderSignals: (r.mailbox_provider_signals as MailboxSignal[] | null) ?? [],
-    catchAllScore: catchAll ? ((r.catch_all_score as number | null) ?? null) : null,
-    catchAllReasons: catchAll ? ((r.catch_all_reasons as CatchAllReason[] | null) ?? []) : [],
+    mxHost: (r.mxHost as string | null) ?? null,
+    mxProvider: (r.mxProvider as MxProvider | null) ?? null,
+    mailboxProvider: (r.mailboxProvider as MxProvider | null) ?? null,
+    mailboxProviderSignals: (r.mailboxProviderSignals as MailboxSignal[] | null) ?? [],
+    catchAllScore: catchAll ? ((r.catchAllScore as number | null) ?? null) : null,
+    catchAllReasons: catchAll ? ((r.catchAllReasons as CatchAllReason[] | null) ?? []) : [],
     directory:
-      r.source === 'directory' && r.directory_result !== null && r.directory_result !== undefined
-        ? { ifExistsResult: Number(r.directory_result) }
+      r.source === 'directory' && r.directoryResult !== null && r.directoryResult !== undefined
+        ? { ifExistsResult: Number(r.directoryResult) }
         : null,
-    smtpCode: (r.smtp_code as number | null) ?? null,
-    enhancedCode: (r.enhanced_code as string | null) ?? null,
+    smtpCode: (r.smtpCode as number | null) ?? null,
+    enhancedCode: (r.enhancedCode as string | null) ?? null,
     attempts: Number(r.attempts ?? 0),
-    checkedAt: r.checked_at ? new Date(r.checked_at as string) : null,
+    checkedAt: r.checkedAt ? new Date(r.checkedAt as Date) : null,
   };
 }
 
-export const RESULT_COLUMNS =
-  'email, result, source, reason, domain, mx_host, mx_provider, mailbox_provider, mailbox_provider_signals, catch_all_score, catch_all_reasons, directory_result, smtp_code, enhanced_code, attempts, checked_at';
+/** The columns toResultRow maps. */
+export const RESULT_COLUMNS = [
+  'email',
+  'result',
+  'source',
+  'reason',
+  'domain',
+  'mxHost',
+  'mxProvider',
+  'mailboxProvider',
+  'mailboxProviderSignals',
+  'catchAllScore',
+  'catchAllReasons',
+  'directoryResult',
+  'smtpCode',
+  'enhancedCode',
+  'attempts',
+  'checkedAt',
+] as const;
 
 /**
  * A read that walks a job's results in address order and stops at a LIMIT: the (job_id, email) index
  * gives that order, so the first rows come at once however large the job. Without statistics (a table
  * just filled, not yet analyzed) the planner prefers a bitmap scan of the whole job and a sort, about
  * 0.5 s a page at 1,000,000 results instead of 1 ms; for this statement only, those plans are off.
+ * Raw SQL: planner settings, which `set local` keeps to the read's own transaction.
  */
-async function inAddressOrder(em: EntityManager, query: string, params: unknown[]) {
+export const NO_BITMAP_SCAN_SQL = 'set local enable_bitmapscan = off';
+/** See NO_BITMAP_SCAN_SQL. */
+export const NO_SEQ_SCAN_SQL = 'set local enable_seqscan = off';
+
+type Db = ReturnType<typeof kysely>;
+
+async function inAddressOrder<T>(em: EntityManager, query: (db: Db) => { execute(): Promise<T[]> }): Promise<T[]> {
   return em.transactional(async (tx) => {
-    await tx.execute('set local enable_bitmapscan = off');
-    await tx.execute('set local enable_seqscan = off');
-    return tx.execute(query, params);
+    await tx.execute(NO_BITMAP_SCAN_SQL);
+    await tx.execute(NO_SEQ_SCAN_SQL);
+    return query(kysely(tx)).execute();
   });
 }
 
-const RESULT_COUNT_COLUMN: Record<EmailResult, string> = {
-  Valid: 'valid_count',
-  Invalid: 'invalid_count',
-  'Catch-All': 'catch_all_count',
-  Unknown: 'unknown_count',
+type DomainCount = 'emailCount' | 'processedCount' | 'deferredCount' | 'smtpValidCount' | 'smtpInvalidCount' | 'smtpCatchAllCount'
+  | 'smtpUnknownCount' | 'validCount' | 'invalidCount' | 'catchAllCount' | 'unknownCount' | 'apiValidCount' | 'apiInvalidCount'
+  | 'apiCatchAllCount' | 'apiUnknownCount';
+
+const RESULT_COUNT_COLUMN: Record<EmailResult, DomainCount> = {
+  Valid: 'validCount',
+  Invalid: 'invalidCount',
+  'Catch-All': 'catchAllCount',
+  Unknown: 'unknownCount',
 };
 
 /**
@@ -351,32 +398,32 @@ export interface ResultFilter {
 
 const scoreBounded = (f: ResultFilter) => f.minScore !== undefined || f.maxScore !== undefined;
 
-/** The filter as SQL conditions (after `job_id = ?`) and their parameters. */
-function resultConditions(f: ResultFilter): { sql: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (f.results) {
-    parts.push('result in (?)');
-    params.push([...f.results]);
-  }
-  if (scoreBounded(f)) {
-    parts.push(`${f.results ? `(result <> 'Catch-All' or` : `(result = 'Catch-All' and`} catch_all_score between ? and ?)`);
-    params.push(f.minScore ?? 0, f.maxScore ?? CATCH_ALL_MAX_SCORE);
-  }
-  return { sql: parts.map((p) => ` and ${p}`).join(''), params };
-}
+/** The job's results the filter keeps. */
+const keptResults = (db: Db, jobId: string, f: ResultFilter) =>
+  db
+    .selectFrom('verification_result')
+    .where('job', '=', jobId)
+    .$if(f.results !== undefined, (q) => q.where('result', 'in', [...f.results!]))
+    .$if(scoreBounded(f), (q) =>
+      q.where((eb) => {
+        const inRange = eb.between('catchAllScore', f.minScore ?? 0, f.maxScore ?? CATCH_ALL_MAX_SCORE);
+        return f.results ? eb.or([eb('result', '<>', 'Catch-All'), inRange]) : eb.and([eb('result', '=', 'Catch-All'), inRange]);
+      }),
+    );
 
 /** How many results the filter keeps: the domains' running counts, or the Catch-All score index for a score range. */
 async function countResults(em: EntityManager, jobId: string, f: ResultFilter): Promise<number> {
+  const db = kysely(em);
   if (scoreBounded(f)) {
-    const { sql, params } = resultConditions(f);
-    const [row] = await em.execute(`select count(*)::int as n from verification_result where job_id = ?${sql}`, [jobId, ...params]);
+    const row = await keptResults(db, jobId, f).select(sql<number>`count(*)::int`.as('n')).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
-  const [count] = await em.execute(
-    `select coalesce(sum(${f.results ? f.results.map((r) => RESULT_COUNT_COLUMN[r]).join(' + ') : 'email_count'}), 0)::int as n from verification_domain where job_id = ?`,
-    [jobId],
-  );
+  const counted = f.results ? f.results.map((r) => RESULT_COUNT_COLUMN[r]) : (['emailCount'] as const);
+  const count = await db
+    .selectFrom('verification_domain')
+    .select((eb) => sql<number>`coalesce(sum(${sql.join(counted.map((c) => eb.ref(c)), sql` + `)}), 0)::int`.as('n'))
+    .where('job', '=', jobId)
+    .executeTakeFirst();
   return Number(count?.n ?? 0);
 }
 
@@ -388,14 +435,8 @@ export async function pageVerificationResults(
   offset: number,
   limit: number,
 ) {
-  const { sql, params } = resultConditions(filter);
   const total = await countResults(em, jobId, filter);
-  const rows = await inAddressOrder(
-    em,
-    `select ${RESULT_COLUMNS} from verification_result
-     where job_id = ?${sql} order by email limit ? offset ?`,
-    [jobId, ...params, limit, offset],
-  );
+  const rows = await inAddressOrder(em, (db) => keptResults(db, jobId, filter).select(RESULT_COLUMNS).orderBy('email').limit(limit).offset(offset));
   return { rows: rows.map(toResultRow), total };
 }
 
@@ -407,17 +448,13 @@ export async function* allVerificationResults(
   pageSize = 2000,
 ): AsyncGenerator<ResultRow[]> {
   let after = '';
-  const { sql, params } = resultConditions(filter);
   for (;;) {
-    const rows = await inAddressOrder(
-      em,
-      `select ${RESULT_COLUMNS} from verification_result
-       where job_id = ? and email > ?${sql} order by email limit ?`,
-      [jobId, after, ...params, pageSize],
+    const rows = await inAddressOrder(em, (db) =>
+      keptResults(db, jobId, filter).where('email', '>', after).select(RESULT_COLUMNS).orderBy('email').limit(pageSize),
     );
     if (rows.length === 0) return;
     yield rows.map(toResultRow);
-    after = rows[rows.length - 1]!.email as string;
+    after = rows[rows.length - 1]!.email;
     if (rows.length < pageSize) return;
   }
 }
@@ -435,12 +472,14 @@ export interface ResultLeadColumns {
 /** A page of results' leads, through the (list_id, email_key) index: one lookup per address of the page. */
 export async function leadColumnsOf(em: EntityManager, listId: string, emails: string[]): Promise<Map<string, ResultLeadColumns>> {
   if (emails.length === 0) return new Map();
-  const rows = await em.execute<Array<ResultLeadColumns & { email: string }>>(
-    `select distinct on (email_key) email_key as email, first_name as "firstName", last_name as "lastName", company, title,
-            network_url as "networkUrl", phone
-       from lead where list_id = ? and email_key in (?)
-      order by email_key, id`,
-    [listId, emails],
-  );
-  return new Map(rows.map(({ email, ...columns }) => [email, columns]));
+  const rows = await kysely(em)
+    .selectFrom('lead')
+    .distinctOn('emailKey')
+    .select(['emailKey as email', 'firstName', 'lastName', 'company', 'title', 'networkUrl', 'phone'])
+    .where('list', '=', listId)
+    .where('emailKey', 'in', emails)
+    .orderBy('emailKey')
+    .orderBy('id')
+    .execute();
+  return new Map(rows.map(({ email, ...columns }) => [email!, columns]));
 }

@@ -38,6 +38,8 @@ import { resultWithTranscript } from './repository-transcript.ts';
 import { normalizeEmail } from '../domain/email.ts';
 import { toJobDto, type VerificationJobDto } from './views.ts';
 import { getList } from '../db/repos/lists.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IVerificationJob } from '../db/entities/verification-job.ts';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
 export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
@@ -70,8 +72,12 @@ export async function verificationJobLive(ctx: JobContext, jobId: string): Promi
 
 export async function pageVerificationJobDtos(ctx: JobContext, query: JobFilter, offset: number, limit: number) {
   const { rows, total } = await pageVerificationJobs(ctx.em, ctx.organizationId, query, offset, limit);
-  const views = await viewVerificationJobs(ctx.em, rows);
-  return { rows: views.map(toJobDto), total };
+  return { rows: await verificationJobDtos(ctx.em, rows), total };
+}
+
+/** Loaded jobs as their GET route shows them, counts included (also what a webhook event carries: src/webhooks/job-event.ts). */
+export async function verificationJobDtos(em: EntityManager, jobs: IVerificationJob[]): Promise<VerificationJobDto[]> {
+  return (await viewVerificationJobs(em, jobs)).map(toJobDto);
 }
 
 /** The job with its per-domain statistics (`…/progress`). */

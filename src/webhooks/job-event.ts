@@ -1,11 +1,10 @@
 /** What a job event says (CONTRACT §9.3): the job as its GET route shows it, at the moment of the event. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EnrichmentJob, ScrapeJob, VerificationJob } from '../db/entities/index.ts';
-import { viewVerificationJobs } from '../verification/repository.ts';
 import type { WebhookEvent } from '../domain/webhook-events.ts';
 import { toBulkJobDto } from '../enrichment/views.ts';
 import { toScrapeJobDto } from '../scrape/views.ts';
-import { toJobDto } from '../verification/views.ts';
+import { verificationJobDtos } from '../verification/service.ts';
 
 export interface JobSnapshot {
   organizationId: string;
@@ -22,8 +21,8 @@ export async function snapshotJob(em: EntityManager, type: WebhookEvent, jobId: 
   if (kind === 'verification') {
     const job = await em.findOne(VerificationJob, { id: jobId });
     if (!job) return null;
-    const [view] = await viewVerificationJobs(em, [job]);
-    return { organizationId: refId(job.organization), state: job.verificationStage, job: toJobDto(view!) };
+    const [dto] = await verificationJobDtos(em, [job]);
+    return { organizationId: refId(job.organization), state: job.verificationStage, job: dto! };
   }
   if (kind === 'scrape') {
     // Without `items`, as the live progress stream shows it: an event stays small whatever the job's size.
