@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { kysely } from '../db/kysely.ts';
 import type { AttemptTranscript, SessionOpening, TranscriptLine } from '../domain/smtp-transcript.ts';
 import type { StoredAttempt } from '../db/entities/verification-result.ts';
-import { type ResultRow, RESULT_COLUMNS, toResultRow } from './repository.ts';
+import { RESULT_COLUMNS, toResultRow } from './repository.ts';
+import type { ResultRow } from './views.ts';
 
 /** An attempt as a result row keeps it: its session named, not copied. */
 export const storedTranscript = (attempts: AttemptTranscript[]): StoredAttempt[] =>

@@ -5,8 +5,6 @@ import type { EmailResult } from '../domain/lead.ts';
 import { CATCH_ALL_MAX_SCORE, CATCH_ALL_SCORES, type CatchAllReason, type MailboxSignal } from '../domain/catch-all.ts';
 import {
   ACTIVE_STAGES,
-  type FinalCounts,
-  type ResultSource,
   type VerificationMethod,
   type VerificationStage,
 } from '../domain/verification.ts';
@@ -15,24 +13,7 @@ import { VerificationJob } from '../db/entities/index.ts';
 import { kysely } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
 import { countJobDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
-import type { DomainStat } from './views.ts';
-
-/** Everything the job's read routes show that is aggregated from its result and spend rows. */
-export interface VerificationJobCounts {
-  processed: number;
-  /** Addresses waiting for a later greylisting attempt. */
-  deferred: number;
-  smtp: Record<EmailResult, number>;
-  final: FinalCounts;
-  api: Record<EmailResult, number> & { verified: number; costMicros: number };
-  lastCheckedAt: Date | null;
-}
-
-export interface VerificationJobView {
-  job: IVerificationJob;
-  listName: string;
-  counts: VerificationJobCounts;
-}
+import type { CatchAllBand, DomainStat, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
 
 const emptyCounts = (total: number): VerificationJobCounts => ({
   processed: 0,
@@ -267,11 +248,6 @@ export async function domainStats(em: EntityManager, jobId: string): Promise<Dom
     .execute();
 }
 
-export interface CatchAllBand {
-  score: number;
-  count: number;
-}
-
 /** The job's Catch-All results by score, every score 0–10 present; from the partial Catch-All index, unscored ones left out. */
 export async function catchAllByScore(em: EntityManager, jobId: string): Promise<CatchAllBand[]> {
   const rows = await kysely(em)
@@ -284,27 +260,6 @@ export async function catchAllByScore(em: EntityManager, jobId: string): Promise
     .execute();
   const counts = new Map(rows.map((r) => [Number(r.score), Number(r.n)]));
   return CATCH_ALL_SCORES.map((score) => ({ score, count: counts.get(score) ?? 0 }));
-}
-
-export interface ResultRow {
-  email: string;
-  result: EmailResult | null;
-  source: ResultSource | null;
-  reason: string | null;
-  domain: string;
-  mxHost: string | null;
-  mxProvider: MxProvider | null;
-  mailboxProvider: MxProvider | null;
-  mailboxProviderSignals: MailboxSignal[];
-  /** Only on a Catch-All result (CONTRACT §12); null and [] on every other. */
-  catchAllScore: number | null;
-  catchAllReasons: CatchAllReason[];
-  /** The directory's answer when it decided the address. */
-  directory: { ifExistsResult: number } | null;
-  smtpCode: number | null;
-  enhancedCode: string | null;
-  attempts: number;
-  checkedAt: Date | null;
 }
 
 export function toResultRow(r: Record<string, unknown>): ResultRow {

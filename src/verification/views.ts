@@ -1,10 +1,12 @@
 /** A verification job as its GET routes show it (CONTRACT §3); webhook events (§9.3) carry the same shape. */
 import { z } from '@hono/zod-openapi';
-import type { VerificationJobView } from './repository.ts';
-
-// What the routes' schemas show besides the job and its domains: its per-address results.
-export type { CatchAllBand, ResultRow, VerificationJobView } from './repository.ts';
+import type { IVerificationJob } from '../db/entities/verification-job.ts';
+import type { EmailResult } from '../domain/lead.ts';
+import type { MxProvider } from '../domain/mx-provider.ts';
+import type { CatchAllReason, MailboxSignal } from '../domain/catch-all.ts';
 import {
+  type FinalCounts,
+  type ResultSource,
   coveragePercentage,
   DECISIONS,
   JOB_WARNING_CODES,
@@ -13,6 +15,51 @@ import {
   VERIFICATION_STAGES,
 } from '../domain/verification.ts';
 import { iso, Timestamp } from '../domain/time.ts';
+
+// What the job's reads produce (repository.ts) and the routes show: the job with its counts, its Catch-All results
+// by score and its per-address results.
+/** Everything the job's read routes show that is aggregated from its result and spend rows. */
+export interface VerificationJobCounts {
+  processed: number;
+  /** Addresses waiting for a later greylisting attempt. */
+  deferred: number;
+  smtp: Record<EmailResult, number>;
+  final: FinalCounts;
+  api: Record<EmailResult, number> & { verified: number; costMicros: number };
+  lastCheckedAt: Date | null;
+}
+
+export interface VerificationJobView {
+  job: IVerificationJob;
+  listName: string;
+  counts: VerificationJobCounts;
+}
+
+export interface CatchAllBand {
+  score: number;
+  count: number;
+}
+
+export interface ResultRow {
+  email: string;
+  result: EmailResult | null;
+  source: ResultSource | null;
+  reason: string | null;
+  domain: string;
+  mxHost: string | null;
+  mxProvider: MxProvider | null;
+  mailboxProvider: MxProvider | null;
+  mailboxProviderSignals: MailboxSignal[];
+  /** Only on a Catch-All result (CONTRACT §12); null and [] on every other. */
+  catchAllScore: number | null;
+  catchAllReasons: CatchAllReason[];
+  /** The directory's answer when it decided the address. */
+  directory: { ifExistsResult: number } | null;
+  smtpCode: number | null;
+  enhancedCode: string | null;
+  attempts: number;
+  checkedAt: Date | null;
+}
 
 export const count = z.number().int();
 export const dollars = z
