@@ -2,7 +2,7 @@ import { heartbeating } from './heartbeat.ts';
 import { jobActivities } from './job-gone.ts';
 import {
   completeVerificationJob,
-  verificationDomainCount,
+  smtpStageExtent,
   failVerificationJob,
   finishSmtpStage,
   recordDecision,
@@ -41,7 +41,7 @@ export function verificationActivities(deps: ActivityDeps) {
       const em = orm.em.fork();
       await loadVerificationWork(em, jobId);
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
-      const { domainCount, writtenSeq } = await verificationDomainCount(em, jobId);
+      const { domainCount, writtenSeq } = await smtpStageExtent(em, jobId);
       return { domainCount, writtenSeq, sliceSize, window: 8 };
     },
 

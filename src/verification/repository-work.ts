@@ -49,8 +49,8 @@ export async function loadVerificationWork(em: EntityManager, jobId: string, loc
   };
 }
 
-/** How many domains the job has, and the last one whose addresses are written (all of them once the snapshot is). */
-export async function verificationDomainCount(em: EntityManager, jobId: string): Promise<{ domainCount: number; writtenSeq: number }> {
+/** The SMTP stage's extent: how many domains the job has, and the last one whose addresses are written (all, once the snapshot is). */
+export async function smtpStageExtent(em: EntityManager, jobId: string): Promise<{ domainCount: number; writtenSeq: number }> {
   const row = await kysely(em)
     .selectFrom('verification_job as j')
     .select((eb) => [
