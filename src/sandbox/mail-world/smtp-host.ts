@@ -110,7 +110,11 @@ class SessionBook {
     this.#hostGauge.open();
     this.#worldGauge.open();
     gauge.open();
-    this.stats.maxConcurrentBySource[source] = Math.max(this.stats.maxConcurrentBySource[source] ?? 0, gauge.active);
+    // Judged after the rest of this event-loop turn: a client's FIN that reached the kernel before this connect
+    // may be read just after the accept in the same batch of events, and that connection had ended first.
+    setImmediate(() => {
+      this.stats.maxConcurrentBySource[source] = Math.max(this.stats.maxConcurrentBySource[source] ?? 0, gauge.active);
+    });
     this.#sync();
     socket.on('error', () => undefined);
     socket.once('end', disconnected);
