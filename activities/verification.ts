@@ -13,6 +13,7 @@ import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
 import { writeNextSnapshotRange } from '../src/verification/repository-snapshot.ts';
+import { analyzeLeadsIfMisjudged } from '../src/verification/repository-write-back.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
 import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
 import { verifyByProvider } from '../src/verification/engine-api.ts';
@@ -42,6 +43,7 @@ export function verificationActivities(deps: ActivityDeps) {
       await loadVerificationWork(em, jobId);
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
       const { domainCount, writtenSeq } = await smtpStageExtent(em, jobId);
+      if (await analyzeLeadsIfMisjudged(em, jobId)) log.info('lead table analyzed: the planner did not know the job’s list');
       return { domainCount, writtenSeq, sliceSize, window: 8 };
     },
 

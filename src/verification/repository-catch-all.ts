@@ -131,7 +131,7 @@ export const STORE_ASSESSMENTS_SQL = `with stored as (
        from jsonb_to_recordset(?::jsonb) as v(id uuid, valid boolean, score int, reasons jsonb, directory_result int)
        where r.id = v.id and r.job_id = ? and r.result = 'Catch-All'
        returning r.email, case when v.valid then r.result end as result, r.checked_at
-     ), leads as (${WRITE_BATCH_TO_LEADS})
+     ), ${WRITE_BATCH_TO_LEADS}
      select count(*)::int as written from stored`;
 
 export async function storeAssessments(em: EntityManager, jobId: string, assessments: Assessment[]): Promise<number> {

@@ -101,7 +101,7 @@ export const SETTLE_DEFERRED_SQL = `
       smtp_checked_at = now(), checked_at = now()
     where job_id = ? and deferred_since is not null and smtp_checked_at is null
     returning email, result, checked_at
-  ), leads as (${WRITE_BATCH_TO_LEADS})
+  ), ${WRITE_BATCH_TO_LEADS}
   select count(*) from stored`;
 
 /** Runs inside finishSmtpStage's transaction, so the stage never ends with an address neither final nor waiting. */

@@ -1,15 +1,56 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { LEAD_EMAIL_DOMAIN_SQL } from '../db/entities/lead.ts';
+import { kysely } from '../db/kysely.ts';
+
+/** The domain of a stored address, as the lead index computes it from email_key. */
+const STORED_DOMAIN_SQL = LEAD_EMAIL_DOMAIN_SQL.replaceAll('email_key', 's.email');
+
 /**
  * The lead half of every statement that makes results final (SMTP batches, settled deferrals,
  * provider batches): the rows its `stored` CTE returns (email, result, checked_at) onto the job's
  * list's leads holding those addresses (`email_key` = lower(email)), in the same statement, so a
  * job is done when its last result is stored and no step at the end grows with the job or the
- * table. `email_key = any(array(…stored))`, an array computed once before the update, bounds the
- * lookups in the (list_id, email_key) index by the batch whatever the planner believes about the
- * tables: no plan can scan the list or the table. Parameter: the job id.
+ * table. Two CTEs (`matched`, `leads`) that follow `stored`. Each stored address is looked up alone
+ * (a LATERAL kept apart by `offset 0`) with every column of both lead indexes that lead with list_id
+ * and end with email_key (its domain too), and the leads are updated by primary key from that array:
+ * whichever index the planner takes, no plan can read the list, whatever the statistics say. (A
+ * `= any(array)` on email_key let the planner, believing a list just imported held one lead, read the
+ * whole list through another list_id index for every batch; without the domain, the domain index's
+ * list_id prefix was read for every address.)
+ * Parameter: the job id.
  */
-export const WRITE_BATCH_TO_LEADS = `update lead l set email_status = s.result, email_verified_at = s.checked_at, updated_at = clock_timestamp()
-       from stored s
-       where l.list_id = (select list_id from verification_job where id = ?) and l.email_key = any(array(select email from stored))
-         and l.email_key = s.email and s.result is not null
-       returning 1`;
+export const WRITE_BATCH_TO_LEADS = `matched as (
+       select x.id, s.result, s.checked_at
+       from stored s cross join lateral (
+         select id from lead x where x.list_id = (select list_id from verification_job where id = ?)
+           and ${LEAD_EMAIL_DOMAIN_SQL} = ${STORED_DOMAIN_SQL} and x.email_key = s.email offset 0
+       ) x
+       where s.result is not null
+     ), leads as (
+       update lead l set email_status = m.result, email_verified_at = m.checked_at, updated_at = clock_timestamp()
+       from matched m
+       where l.id = any(array(select id from matched)) and l.id = m.id
+       returning 1
+     )`;
 
+
+/**
+ * How many leads of the list the planner believes there are, against how many the job counted. Every batch's
+ * write-back above looks its addresses up by (list_id, email_key); when the statistics have never seen the list
+ * (imported a moment ago, before autovacuum's analyze) the planner believes it holds one lead, and every index that
+ * starts with list_id then costs the same as the right one: it took the (list_id, network_url) index and read the
+ * whole list for each address (0.7 ms an address on a 10,000-lead list, 160–700 ms a batch). A planner that
+ * misjudges the list by more than ten times gets the table analyzed once, before the first batch.
+ */
+export async function analyzeLeadsIfMisjudged(em: EntityManager, jobId: string): Promise<boolean> {
+  const db = kysely(em);
+  const job = await db.selectFrom('verification_job').select(['list', 'totalEmails']).where('id', '=', jobId).executeTakeFirst();
+  if (!job || job.totalEmails === 0) return false;
+  const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`
+    explain (format json) select 1 from lead where list_id = ${job.list}`.execute(em.getKysely());
+  const believed = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
+  if (believed * 10 >= job.totalEmails) return false;
+  await sql`analyze lead`.execute(em.getKysely());
+  return true;
+}
