@@ -27,14 +27,10 @@ export async function namedValidAddresses(
   limit: number,
 ): Promise<{ rows: Array<{ email: string; domain: string; firstName: string; lastName: string }>; lastId: string | null }> {
   const db = kysely(em);
-  const leads = await db
-    .selectFrom('lead')
-    .select(['id', 'emailKey', 'firstName', 'lastName'])
-    .where('list', '=', listId)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  // Plain SQL: the typed builder's row mapping walks every property of lead for each row (see repository-work.ts).
+  const { rows: leads } = await sql<{ id: string; emailKey: string | null; firstName: string | null; lastName: string | null }>`
+    select id, email_key as "emailKey", first_name as "firstName", last_name as "lastName" from lead
+     where list_id = ${listId} and id > ${afterId} order by id limit ${limit}`.execute(em.getKysely());
   const named = leads.filter((l) => l.emailKey && l.firstName && l.lastName);
   const valid =
     named.length === 0
