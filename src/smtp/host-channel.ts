@@ -16,6 +16,7 @@ import { SmtpSession } from './session.ts';
 import { anotherSessionPays, shareOf } from './session-plan.ts';
 import type { SessionLease, SharedBudget } from './shared-budget.ts';
 import type { TlsResumption } from './connection.ts';
+import { watchAbort } from './abort-watch.ts';
 
 /** What a host said about one address, or why it said nothing; `attempt` is its transcript, when one was made. */
 export type RcptAnswer = (
@@ -253,11 +254,11 @@ export class HostChannel {
         if (item.done) return;
         this.#queue.unqueue(item);
         item.done = true;
-        signal?.removeEventListener('abort', onAbort);
+        unwatch();
         resolve(answer);
       },
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch = signal ? watchAbort(signal, onAbort) : () => false;
     return item;
   }
 
