@@ -335,6 +335,11 @@ try {
       report.push(
         `            floor: the same sessions with nothing but their round trips (greeting, EHLO, one pipelined transaction, QUIT), ${config.SMTP_PROBE_CONCURRENCY} at a time: ${(floorMs / 1000).toFixed(2)} s = ${(floorRate / ceiling).toFixed(2)} of the ceiling; the job's SMTP work at ${((floorMs / smtpMsWithin(run.started, run.ended)) * 100).toFixed(0)} % of it, client-observed at ${((floorMs / (run.ended - run.started)) * 100).toFixed(0)} %`,
       );
+      // The fleet offers STARTTLS and the service takes it: the same floor through TLS says what that costs here.
+      const tlsFloorMs = await bareSessions(world.port, domains, config.SMTP_PROBE_CONCURRENCY, true);
+      report.push(
+        `            the same floor through STARTTLS (as the service's sessions go): ${(tlsFloorMs / 1000).toFixed(2)} s; client-observed at ${((tlsFloorMs / (run.ended - run.started)) * 100).toFixed(0)} % of it`,
+      );
     }
     if (name === 'shared') {
       const stats = await ask<{ sharedPeaks: Record<string, number> }>('stats');
