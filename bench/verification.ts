@@ -44,6 +44,7 @@ import { Agent } from '../test/support/agent.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 import { startServiceProcess } from '../test/support/worker-process.ts';
 import { bareSessions } from './support/bare-sessions.ts';
+import { cpuLine, cpuSample } from './support/cpu-use.ts';
 import { historyOf } from '../test/support/history.ts';
 import type { FleetGroup } from './support/mail-fleet.ts';
 
@@ -305,7 +306,10 @@ try {
     step(`${name}: job of ${count.toLocaleString('en')} addresses`);
     const listId = await listOf(agent, addresses(group, count), name);
     const hostsBefore = await ask<{ hostPeaks: Record<string, [number, number]> }>('stats');
+    const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
+    const cpuBefore = await cpuSample(processes);
     const run = await clientRun(agent, listId);
+    const cpuAfter = await cpuSample(processes);
     const expectedValid = addresses(group, count).filter((e) => e.startsWith('user')).length;
     if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== count - expectedValid) {
       const reasons = await sql(
@@ -316,6 +320,7 @@ try {
       throw new Error(`wrong results: ${JSON.stringify(run.job)} ${JSON.stringify(reasons)}`);
     }
     ratioLine(name, count, run, name === 'flat' ? 0.8 : 0.6);
+    report.push(`            ${cpuLine(cpuBefore, cpuAfter, run.ended - run.started)}`);
     await completionLine('', run);
     if (name === 'flat') {
       const resolver = new Resolver();

@@ -1,0 +1,52 @@
+/**
+ * What the machine's processors did over a stretch of a benchmark, from /proc: the busy time of all of them (every
+ * process: the service, PostgreSQL, the fleet, Temporal), and who used it. Busy time over the processor count is a
+ * floor for the stretch's length that no scheduling beats: a job whose run is near it waited for CPU, not for
+ * round trips.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+
+const TICKS_PER_SECOND = 100;
+
+interface Sample {
+  busyTicks: number;
+  byName: Map<string, number>;
+}
+
+async function processTicks(labels: ReadonlyMap<number, string>): Promise<Map<string, number>> {
+  const byName = new Map<string, number>();
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    if (!stat) continue;
+    // Node names every process MainThread: the benchmark's own are told apart by pid.
+    const name = labels.get(Number(pid)) ?? stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime: fields 14 and 15 of the whole line, 12 and 13 after the command.
+    byName.set(name, (byName.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+  }
+  return byName;
+}
+
+/** `labels` names processes by pid (the service's, the fleet's) where their command names say nothing. */
+export async function cpuSample(labels: ReadonlyMap<number, string> = new Map()): Promise<Sample> {
+  const [line] = (await readFile('/proc/stat', 'utf8')).split('\n');
+  const ticks = line!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const busyTicks = ticks.slice(0, 8).reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!;
+  return { busyTicks, byName: await processTicks(labels) };
+}
+
+/** One line: the busy processors' seconds, the floor they make over the machine's cores, and the main users. */
+export function cpuLine(before: Sample, after: Sample, wallMs: number): string {
+  const cores = os.availableParallelism();
+  const busy = (after.busyTicks - before.busyTicks) / TICKS_PER_SECOND;
+  const users = [...after.byName]
+    .map(([name, ticks]) => [name, (ticks - (before.byName.get(name) ?? 0)) / TICKS_PER_SECOND] as const)
+    .filter(([, seconds]) => seconds >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`);
+  return `processors busy ${busy.toFixed(2)} s of ${((wallMs / 1000) * cores).toFixed(2)} (${cores} cores): a floor of ${(busy / cores).toFixed(2)} s for this work on this machine (${users.join(', ')} s)`;
+}
