@@ -12,12 +12,11 @@ const STORED_DOMAIN_SQL = LEAD_EMAIL_DOMAIN_SQL.replaceAll('email_key', 's.email
  * list's leads holding those addresses (`email_key` = lower(email)), in the same statement, so a
  * job is done when its last result is stored and no step at the end grows with the job or the
  * table. Two CTEs (`matched`, `leads`) that follow `stored`. Each stored address is looked up alone
- * (a LATERAL kept apart by `offset 0`) with every column of both lead indexes that lead with list_id
- * and end with email_key (its domain too), and the leads are updated by primary key from that array:
- * whichever index the planner takes, no plan can read the list, whatever the statistics say. (A
- * `= any(array)` on email_key let the planner, believing a list just imported held one lead, read the
- * whole list through another list_id index for every batch; without the domain, the domain index's
- * list_id prefix was read for every address.)
+ * (a LATERAL kept apart by `offset 0`) with every column of both lead indexes that start with list_id
+ * and end with email_key (its domain too, so either index bounds the lookup to the address), and the
+ * leads are updated by primary key. That holds while the planner knows the list: when its statistics
+ * say the list holds one lead, every list_id index ties with these two, and one that reads the whole
+ * list may win (`analyzeLeadsIfMisjudged`, below, runs before the first batch for that reason).
  * Parameter: the job id.
  */
 export const WRITE_BATCH_TO_LEADS = `matched as (
@@ -33,7 +32,6 @@ export const WRITE_BATCH_TO_LEADS = `matched as (
        where l.id = any(array(select id from matched)) and l.id = m.id
        returning 1
      )`;
-
 
 /**
  * How many leads of the list the planner believes there are, against how many the job counted. Every batch's
