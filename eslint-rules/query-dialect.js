@@ -1,6 +1,7 @@
 // The dialect rule (README, Development): queries are written with kysely (src/db/kysely.ts); raw SQL only for the
-// set-based statements that need it, each an exported constant named `…_SQL` whose comment says why it is raw.
-// So a statement handed to `.execute(…)` is never a string written in place: it is kysely, or such a constant.
+// set-based statements that need it, each an exported constant named `…_SQL` whose comment says why it is raw, run
+// by `runSql` (src/db/run-sql.ts), which binds its values. So a statement handed to `runSql(em, …)` is such a
+// constant, and `.execute(…)` (MikroORM's, which writes the values into the SQL text) takes no raw statement.
 const NAMED = /^[A-Z][A-Z0-9_]*_SQL$/;
 
 /** The `export const NAME = …` declaring `name` in this module, with the comments before it. */
@@ -25,6 +26,7 @@ export default {
       inline: 'Write the query with kysely (src/db/kysely.ts); a set-based statement that needs raw SQL is an exported `…_SQL` constant whose comment says why.',
       unnamed: 'Raw SQL goes in an exported constant named `…_SQL`, whose comment says why it is raw.',
       uncommented: '{{name}}: say in a comment above it why this statement is raw SQL.',
+      bound: 'Run raw statements with runSql (src/db/run-sql.ts): em.execute writes each value into the SQL text.',
     },
   },
   create(context) {
@@ -32,14 +34,20 @@ export default {
     return {
       CallExpression(node) {
         const callee = node.callee;
-        if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier' || callee.property.name !== 'execute') return;
-        const [statement] = node.arguments;
+        const runs = callee.type === 'Identifier' && callee.name === 'runSql';
+        const executes = callee.type === 'MemberExpression' && callee.property.type === 'Identifier' && callee.property.name === 'execute';
+        if (!runs && !executes) return;
+        const statement = runs ? node.arguments[1] : node.arguments[0];
         if (!statement) return;
         if (statement.type === 'Literal' || statement.type === 'TemplateLiteral' || statement.type === 'BinaryExpression') {
           context.report({ node: statement, messageId: 'inline' });
           return;
         }
         if (statement.type !== 'Identifier') return;
+        if (executes && NAMED.test(statement.name)) {
+          context.report({ node: statement, messageId: 'bound' });
+          return;
+        }
         if (!NAMED.test(statement.name)) {
           context.report({ node: statement, messageId: 'unnamed' });
           return;

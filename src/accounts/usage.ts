@@ -1,6 +1,7 @@
 /** What an organization spent, month by month (CONTRACT §15): credits by datum, provider dollars, jobs by kind. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { microsToDollars } from '../domain/verification.ts';
+import { runSql } from '../db/run-sql.ts';
 
 export interface MonthUsage {
   month: string;
@@ -71,7 +72,7 @@ export async function usageByMonth(em: EntityManager, organizationId: string, fr
   const start = `${from}-01`;
   const [year, month] = to.split('-').map(Number) as [number, number];
   const end = new Date(Date.UTC(year, month, 1)).toISOString();
-  const rows = await em.execute<Row[]>(USAGE_BY_MONTH_SQL, [organizationId, `${start}T00:00:00Z`, end]);
+  const rows = await runSql<Row>(em, USAGE_BY_MONTH_SQL, [organizationId, `${start}T00:00:00Z`, end]);
   return rows.map((r) => ({
     month: r.month,
     credits: { workEmail: r.workEmail, personalEmail: r.personalEmail, phone: r.phone, total: r.total },

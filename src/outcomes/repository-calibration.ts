@@ -1,6 +1,7 @@
 /** How the Catch-All scores held up against what the organization's sends showed (CONTRACT §12 calibration). */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CATCH_ALL_SCORES } from '../domain/catch-all.ts';
+import { runSql } from '../db/run-sql.ts';
 
 export interface CalibrationBand {
   score: number;
@@ -34,7 +35,7 @@ export const CALIBRATION_SQL = `
   group by l.score`;
 
 export async function calibrationBands(em: EntityManager, organizationId: string): Promise<CalibrationBand[]> {
-  const rows = await em.execute(CALIBRATION_SQL, [organizationId, organizationId]);
+  const rows = await runSql(em, CALIBRATION_SQL, [organizationId, organizationId]);
   const byScore = new Map(rows.map((r) => [Number(r.score), r]));
   return CATCH_ALL_SCORES.map((score) => {
     const row = byScore.get(score);

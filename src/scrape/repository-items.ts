@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { ScrapeItemStatus, ScrapeRowValues } from '../domain/scrape.ts';
 import { newId } from '../db/entities/common.ts';
 import { kysely } from '../db/kysely.ts';
+import { runSql } from '../db/run-sql.ts';
 
 /** An item as reads, downloads, searches and syncs see it. */
 export interface ScrapeItemRow extends ScrapeRowValues {
@@ -127,7 +128,7 @@ export async function settleScrapeItems(em: EntityManager, jobId: string, outcom
     role: o.filled?.role?.slice(0, 300) ?? null,
     company: o.filled?.company?.slice(0, 300) ?? null,
   }));
-  const [row] = await em.execute<Array<{ settled: number }>>(SETTLE_SCRAPE_ITEMS_SQL, [JSON.stringify(payload), jobId, jobId]);
+  const [row] = await runSql<{ settled: number }>(em, SETTLE_SCRAPE_ITEMS_SQL, [JSON.stringify(payload), jobId, jobId]);
   return row?.settled ?? 0;
 }
 
@@ -136,7 +137,7 @@ export const MARK_ITEMS_SYNCED_SQL = `update scrape_item set synced_at = now() w
 
 export async function markItemsSynced(em: EntityManager, itemIds: string[]): Promise<void> {
   if (itemIds.length === 0) return;
-  await em.execute(MARK_ITEMS_SYNCED_SQL, [JSON.stringify(itemIds)], 'run');
+  await runSql(em, MARK_ITEMS_SYNCED_SQL, [JSON.stringify(itemIds)]);
 }
 
 /** Forgets earlier syncs: their leads went with a deleted list. */

@@ -5,6 +5,7 @@ import { invalidState, JobGoneError, notFound } from '../errors.ts';
 import { ScrapeJob } from '../db/entities/index.ts';
 import { kysely } from '../db/kysely.ts';
 import type { IScrapeJob } from '../db/entities/scrape-job.ts';
+import { runSql } from '../db/run-sql.ts';
 
 export async function getScrapeJob(em: EntityManager, organizationId: string, jobId: string): Promise<IScrapeJob> {
   const job = await em.findOne(ScrapeJob, { id: jobId, organization: organizationId });
@@ -100,7 +101,7 @@ export const FAIL_SCRAPE_JOB_SQL = `
  * deleted meanwhile throws `JobGoneError`.
  */
 export async function failScrapeJob(em: EntityManager, jobId: string, reason: string): Promise<void> {
-  await em.execute(FAIL_SCRAPE_JOB_SQL, [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)], 'run');
+  await runSql(em, FAIL_SCRAPE_JOB_SQL, [reason.slice(0, 2000), jobId, `Not searched: the job stopped (${reason})`.slice(0, 2000)]);
   // A job already closed keeps its ending; one that no longer exists is gone, as for every job kind.
   if ((await em.count(ScrapeJob, { id: jobId })) === 0) throw new JobGoneError('scrape', jobId);
 }

@@ -5,6 +5,7 @@ import type { CatchAllReason } from '../domain/catch-all.ts';
 import type { EmailTemplate } from '../domain/email-templates.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
+import { runSql } from '../db/run-sql.ts';
 
 /** A Catch-All result waiting for its score (or, on a retry pass, for the directory). */
 export interface CatchAllRow {
@@ -141,6 +142,6 @@ export async function storeAssessments(em: EntityManager, jobId: string, assessm
       ? { id: a.id, valid: true, score: null, reasons: [], directory_result: a.ifExistsResult }
       : { id: a.id, valid: false, score: a.score, reasons: a.reasons, directory_result: a.directoryResult },
   );
-  const [row] = await em.execute(STORE_ASSESSMENTS_SQL, [JSON.stringify(payload), jobId, jobId]);
+  const [row] = await runSql(em, STORE_ASSESSMENTS_SQL, [JSON.stringify(payload), jobId, jobId]);
   return Number(row?.written ?? 0);
 }

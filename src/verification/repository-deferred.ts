@@ -1,10 +1,10 @@
-import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { kysely } from '../db/kysely.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { StoredAttempt } from '../db/entities/verification-result.ts';
 import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
+import { runSql } from '../db/run-sql.ts';
 
 /**
  * Addresses still answered with a 4xx (greylisting) after their SMTP attempts wait, stored on their
@@ -49,8 +49,8 @@ export async function recordDeferred(em: EntityManager, rows: DeferredRow[]): Pr
     enhanced_code: r.enhancedCode,
     transcript: r.transcript,
   }));
-  const res = await em.execute<QueryResult>(RECORD_DEFERRED_SQL, [JSON.stringify(payload)], 'run');
-  return res.affectedRows;
+  const res = await runSql(em, RECORD_DEFERRED_SQL, [JSON.stringify(payload)]);
+  return res.affected;
 }
 
 /** From the domains' running counts (see VerificationDomain). */
@@ -106,5 +106,5 @@ export const SETTLE_DEFERRED_SQL = `
 
 /** Runs inside finishSmtpStage's transaction, so the stage never ends with an address neither final nor waiting. */
 export async function settleDeferred(em: EntityManager, jobId: string): Promise<void> {
-  await em.execute(SETTLE_DEFERRED_SQL, [jobId, jobId]);
+  await runSql(em, SETTLE_DEFERRED_SQL, [jobId, jobId]);
 }

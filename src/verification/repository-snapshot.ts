@@ -5,12 +5,12 @@
  * the first range; `writeNextSnapshotRange` writes each next one. The statements are raw SQL because they are
  * set-based: one statement per range, never a round trip per address.
  */
-import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { kysely } from '../db/kysely.ts';
 import { LEAD_EMAIL_DOMAIN_SQL } from '../db/entities/lead.ts';
 import { JobGoneError } from '../errors.ts';
+import { runSql } from '../db/run-sql.ts';
 
 /**
  * A UUIDv7 computed by PostgreSQL (15 has no uuidv7()): a random v4 whose first 48 bits become the
@@ -76,8 +76,8 @@ export const DOMAIN_ORDER_ONLY_SQL = `select set_config('enable_sort', 'off', tr
 
 /** Counts the list's domains into the new job (inside its transaction); returns how many distinct addresses it holds. */
 export async function countJobDomains(em: EntityManager, jobId: string, listId: string): Promise<number> {
-  await em.execute(DOMAIN_ORDER_ONLY_SQL);
-  const rows = await em.execute(COUNT_DOMAINS_SQL, [jobId, listId]);
+  await runSql(em, DOMAIN_ORDER_ONLY_SQL);
+  const rows = await runSql(em, COUNT_DOMAINS_SQL, [jobId, listId]);
   return rows.reduce((sum, r) => sum + Number(r.email_count), 0);
 }
 
@@ -100,7 +100,7 @@ export async function writeSnapshotRange(
   afterSeq: number,
   least: number,
 ): Promise<WrittenRange> {
-  const [end] = await em.execute(RANGE_END_SQL, [jobId, afterSeq, afterSeq, MAX_RANGE_ADDRESSES, least, afterSeq]);
+  const [end] = await runSql(em, RANGE_END_SQL, [jobId, afterSeq, afterSeq, MAX_RANGE_ADDRESSES, least, afterSeq]);
   const toSeq = Number(end!.to_seq);
   const lastSeq = Number(end!.last_seq);
   const counted = await kysely(em)
@@ -110,9 +110,9 @@ export async function writeSnapshotRange(
     .where('seq', '>', afterSeq)
     .where('seq', '<=', toSeq)
     .executeTakeFirst();
-  const written = await em.execute<QueryResult>(WRITE_RANGE_SQL, [listId, jobId, afterSeq, toSeq], 'run');
-  const drift = written.affectedRows - Number(counted!.n);
-  if (drift !== 0) await em.execute(RECOUNT_RANGE_SQL, [jobId, afterSeq, toSeq], 'run');
+  const written = await runSql(em, WRITE_RANGE_SQL, [listId, jobId, afterSeq, toSeq]);
+  const drift = written.affected - Number(counted!.n);
+  if (drift !== 0) await runSql(em, RECOUNT_RANGE_SQL, [jobId, afterSeq, toSeq]);
   return { snapshotSeq: toSeq >= lastSeq ? null : toSeq, drift };
 }
 

@@ -4,6 +4,7 @@ import type { AttemptTranscript, SessionOpening, TranscriptLine } from '../domai
 import type { StoredAttempt } from '../db/entities/verification-result.ts';
 import { RESULT_COLUMNS, toResultRow } from './repository.ts';
 import type { ResultRow } from './views.ts';
+import { runSql } from '../db/run-sql.ts';
 
 /** An attempt as a result row keeps it: its session named, not copied. */
 export const storedTranscript = (attempts: AttemptTranscript[]): StoredAttempt[] =>
@@ -25,7 +26,7 @@ export async function writeSmtpSessions(em: EntityManager, jobId: string, attemp
   for (const { opening } of attempts) sessions.set(opening.id, opening);
   if (sessions.size === 0) return;
   const payload = [...sessions.values()].map((s) => ({ id: s.id, at: s.at, mx_host: s.mxHost, ip: s.ip, lines: s.lines }));
-  await em.execute(WRITE_SMTP_SESSIONS_SQL, [jobId, JSON.stringify(payload)]);
+  await runSql(em, WRITE_SMTP_SESSIONS_SQL, [jobId, JSON.stringify(payload)]);
 }
 
 /** One attempt as the API shows it: its session's opening lines, then the address's own. */

@@ -1,4 +1,3 @@
-import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailResult } from '../domain/lead.ts';
 import type { MailboxSignal } from '../domain/catch-all.ts';
@@ -23,6 +22,7 @@ import { SCORE_WEIGHTS } from '../domain/catch-all-score.ts';
 import { recordDeferred, settleDeferred } from './repository-deferred.ts';
 import { WRITE_BATCH_TO_LEADS } from './repository-write-back.ts';
 import { storedTranscript, writeSmtpSessions } from './repository-transcript.ts';
+import { runSql } from '../db/run-sql.ts';
 
 export interface VerificationWork {
   id: string;
@@ -204,7 +204,7 @@ export async function writeSmtpOutcomes(em: EntityManager, jobId: string, outcom
   }));
   // The results reach the leads in the same statement that stores them: nothing is left for the end
   // of the stage, and the lead lookups are bounded by the batch (see WRITE_BATCH_TO_LEADS).
-  const [row] = await em.execute(STORE_SMTP_BATCH_SQL, [JSON.stringify(payload), jobId]);
+  const [row] = await runSql(em, STORE_SMTP_BATCH_SQL, [JSON.stringify(payload), jobId]);
   return Number(row?.written ?? 0);
 }
 
@@ -251,7 +251,7 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
     mx_host: v.mxHost,
     done: v.done,
   }));
-  await em.execute(UPDATE_DOMAINS_SQL, [JSON.stringify(payload), jobId]);
+  await runSql(em, UPDATE_DOMAINS_SQL, [JSON.stringify(payload), jobId]);
 }
 
 
@@ -355,7 +355,7 @@ export async function recordDecision(
         .execute();
     }
     // The score-bounded Catch-All results: exactly those the estimate's catchAllByScore counts up to the bound.
-    if (bound !== null) await tx.execute(MARK_SCORED_CATCH_ALL_SQL, [jobId, bound]);
+    if (bound !== null) await runSql(tx, MARK_SCORED_CATCH_ALL_SQL, [jobId, bound]);
     return {
       id: jobId,
       verificationStage: next,
@@ -431,7 +431,8 @@ export async function recordApiVerdicts(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   return em.transactional(async (tx) => {
-    const spend = await tx.execute<QueryResult>(
+    const spend = await runSql(
+      tx,
       RECORD_API_SPEND_SQL,
       [
         job.organizationId,
@@ -440,13 +441,13 @@ export async function recordApiVerdicts(
         priceMicros,
         JSON.stringify(rows.map((r) => ({ id: newId(), email: r.email }))),
       ],
-      'run',
     );
-    await tx.execute(
+    await runSql(
+      tx,
       STORE_API_BATCH_SQL,
       [SCORE_WEIGHTS.base, JSON.stringify(rows.map((r) => ({ id: r.id, result: r.result, reason: r.reason }))), job.id],
     );
-    return spend.affectedRows;
+    return spend.affected;
   });
 }
 
@@ -489,5 +490,5 @@ export const ADD_JOB_WARNINGS_SQL = `
   where id = ?`;
 
 export async function addJobWarnings(em: EntityManager, jobId: string, warnings: JobWarning[]): Promise<void> {
-  await em.execute(ADD_JOB_WARNINGS_SQL, [JSON.stringify(warnings), jobId]);
+  await runSql(em, ADD_JOB_WARNINGS_SQL, [JSON.stringify(warnings), jobId]);
 }

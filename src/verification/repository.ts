@@ -14,6 +14,7 @@ import { kysely } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
 import { countJobDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
 import type { CatchAllBand, DomainStat, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
+import { runSql } from '../db/run-sql.ts';
 
 const emptyCounts = (total: number): VerificationJobCounts => ({
   processed: 0,
@@ -323,8 +324,8 @@ type Db = ReturnType<typeof kysely>;
 
 async function inAddressOrder<T>(em: EntityManager, query: (db: Db) => { execute(): Promise<T[]> }): Promise<T[]> {
   return em.transactional(async (tx) => {
-    await tx.execute(NO_BITMAP_SCAN_SQL);
-    await tx.execute(NO_SEQ_SCAN_SQL);
+    await runSql(tx, NO_BITMAP_SCAN_SQL);
+    await runSql(tx, NO_SEQ_SCAN_SQL);
     return query(kysely(tx)).execute();
   });
 }

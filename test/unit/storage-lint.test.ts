@@ -45,15 +45,17 @@ describe('lint states the query dialect', () => {
     ['a statement written in place', 'export const f = (em) => em.execute(`select 1`);'],
     ['a string written in place', "export const f = (em) => em.execute('select 1', []);"],
     ['a statement not named …_SQL', "const q = 'select 1';\nexport const f = (em) => em.execute(q);"],
-    ['a constant not exported', "// Raw: why.\nconst Q_SQL = 'select 1';\nexport const f = (em) => em.execute(Q_SQL);"],
-    ['a constant without its why', "export const Q_SQL = 'select 1';\nexport const f = (em) => em.execute(Q_SQL);"],
+    ['a constant not exported', "// Raw: why.\nconst Q_SQL = 'select 1';\nexport const f = (em) => runSql(em, Q_SQL);"],
+    ['a constant without its why', "export const Q_SQL = 'select 1';\nexport const f = (em) => runSql(em, Q_SQL);"],
+    ['a statement written in place for runSql', 'export const f = (em) => runSql(em, `select 1`);'],
+    ['a raw statement given to em.execute, which inlines its values', "// Raw SQL: a set-based statement.\nexport const Q_SQL = 'select 1';\nexport const f = (em) => em.execute(Q_SQL);"],
   ])('refuses %s', async (_what, code) => {
     expect(await messages(file, code, 'local/query-dialect')).not.toEqual([]);
   });
 
   it.each([
-    ['an exported, commented …_SQL constant', "// Raw SQL: a set-based statement.\nexport const Q_SQL = 'select 1';\nexport const f = (em) => em.execute(Q_SQL);"],
-    ['one imported from its module', "import { STORE_SMTP_BATCH_SQL } from '../verification/repository-work.ts';\nexport const f = (em) => em.execute(STORE_SMTP_BATCH_SQL);"],
+    ['an exported, commented …_SQL constant', "// Raw SQL: a set-based statement.\nexport const Q_SQL = 'select 1';\nexport const f = (em) => runSql(em, Q_SQL);"],
+    ['one imported from its module', "import { STORE_SMTP_BATCH_SQL } from '../verification/repository-work.ts';\nexport const f = (em) => runSql(em, STORE_SMTP_BATCH_SQL);"],
     ['kysely', "import { kysely } from '../db/kysely.ts';\nexport const f = (em) => kysely(em).selectFrom('lead').selectAll().execute();"],
   ])('accepts %s', async (_what, code) => {
     expect(await messages(file, code, 'local/query-dialect')).toEqual([]);

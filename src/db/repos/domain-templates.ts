@@ -1,6 +1,7 @@
 /** The address templates learned per domain (`domain_template_share`): verification adds what its Valid results teach, the finder too. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmailTemplate } from '../../domain/email-templates.ts';
+import { runSql } from '../run-sql.ts';
 
 /**
  * Adds a batch of learned counts to the stored ones, in one statement over a JSON recordset. Raw SQL: the batch
@@ -13,5 +14,5 @@ export const ADD_TEMPLATE_COUNTS_SQL = `
 
 export async function addTemplateCounts(em: EntityManager, counts: Array<{ domain: string; template: EmailTemplate; n: number }>) {
   if (counts.length === 0) return;
-  await em.execute(ADD_TEMPLATE_COUNTS_SQL, [JSON.stringify(counts)]);
+  await runSql(em, ADD_TEMPLATE_COUNTS_SQL, [JSON.stringify(counts)]);
 }

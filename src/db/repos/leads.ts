@@ -10,6 +10,7 @@ import { Lead } from '../entities/index.ts';
 import type { ILead } from '../entities/lead.ts';
 import { kysely } from '../kysely.ts';
 import { sql } from 'kysely';
+import { runSql } from '../run-sql.ts';
 
 const INSERT_CHUNK = 1000;
 
@@ -89,7 +90,7 @@ export const FILL_EMPTY_LEAD_FIELDS_SQL = `
 export async function fillEmptyLeadFields(tx: EntityManager, fills: ReadonlyMap<string, Partial<LeadInput>>): Promise<void> {
   if (fills.size === 0) return;
   const payload = [...fills].map(([id, fill]) => ({ id, ...Object.fromEntries(LEAD_INPUT_FIELDS.map((field, i) => [LEAD_INPUT_COLUMNS[i], fill[field] ?? null])) }));
-  await tx.execute(FILL_EMPTY_LEAD_FIELDS_SQL, [JSON.stringify(payload)]);
+  await runSql(tx, FILL_EMPTY_LEAD_FIELDS_SQL, [JSON.stringify(payload)]);
 }
 
 /**
@@ -147,7 +148,7 @@ export const FILL_EMAILS_OF_PROFILE_SQL = `
    where l.organization_id = ? and l.network_url = ? and l.email is null`;
 
 export async function fillEmailsOfProfile(tx: EntityManager, organizationId: string, networkUrl: string, workEmail: string): Promise<void> {
-  await tx.execute(FILL_EMAILS_OF_PROFILE_SQL, [workEmail, organizationId, networkUrl]);
+  await runSql(tx, FILL_EMAILS_OF_PROFILE_SQL, [workEmail, organizationId, networkUrl]);
 }
 
 const ENRICHMENT_FACTS = ['id', 'networkUrl', 'firstName', 'lastName', 'title', 'company', 'companyDomain'] as const;
@@ -200,5 +201,5 @@ export async function writeEnrichedValues(
 ): Promise<void> {
   if (writes.length === 0) return;
   const payload = writes.map((w) => ({ id: w.id, work_email: w.values.workEmail ?? null, personal_email: w.values.personalEmail ?? null, phone: w.values.phone ?? null }));
-  await tx.execute(WRITE_ENRICHED_VALUES_SQL, [JSON.stringify(payload)]);
+  await runSql(tx, WRITE_ENRICHED_VALUES_SQL, [JSON.stringify(payload)]);
 }

@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../entities/common.ts';
 import type { OutcomeRecord } from '../../domain/outcome-input.ts';
+import { runSql } from '../run-sql.ts';
 
 /**
  * Set-based upsert of one batch (each address at most once): a report older than the stored one leaves
@@ -19,5 +20,5 @@ export const UPSERT_OUTCOMES_SQL = `
 export async function upsertOutcomes(em: EntityManager, organizationId: string, records: OutcomeRecord[]): Promise<void> {
   if (records.length === 0) return;
   const payload = records.map((r) => ({ id: newId(), email: r.email, outcome: r.outcome, bounce_type: r.bounceType, at: r.at.toISOString() }));
-  await em.execute(UPSERT_OUTCOMES_SQL, [organizationId, JSON.stringify(payload)]);
+  await runSql(em, UPSERT_OUTCOMES_SQL, [organizationId, JSON.stringify(payload)]);
 }
