@@ -56,17 +56,21 @@ export interface ScoreRange {
   maxScore: string;
 }
 
+/** One option per catch-all score, for the filter's bounds and the fill's bound (fresh elements for each select). */
+const scoreOptions = () =>
+  CATCH_ALL_SCORES.map((score) => (
+    <option key={score} value={String(score)}>
+      {score}
+    </option>
+  ));
+
 function ScoreSelect({ label, value, onPick }: { label: string; value: string; onPick: (value: string) => void }) {
   return (
     <label class="inline">
       {label}
       <select value={value} onChange={(event) => onPick((event.currentTarget as HTMLSelectElement).value)}>
         <option value="">any</option>
-        {CATCH_ALL_SCORES.map((score) => (
-          <option key={score} value={String(score)}>
-            {score}
-          </option>
-        ))}
+        {scoreOptions()}
       </select>
     </label>
   );
@@ -122,11 +126,7 @@ export function ScoredFill({
       <label class="inline">
         Fill catch-alls scored 0 to
         <select value={String(maxScore)} onChange={(event) => setMaxScore(Number((event.currentTarget as HTMLSelectElement).value))}>
-          {CATCH_ALL_SCORES.map((score) => (
-            <option key={score} value={String(score)}>
-              {score}
-            </option>
-          ))}
+          {scoreOptions()}
         </select>
       </label>
       {estimate.unknownCount > 0 && (
