@@ -14,12 +14,12 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- OpenAPI documents and generated bodies are untyped JSON */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { ALL_SCOPES } from '../src/domain/scopes.ts';
 import { type Operation, operationsOf, validInstance } from '../test/support/fuzz.ts';
 import { multipartBody } from '../test/support/raw-http.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 import { startServiceProcess } from '../test/support/worker-process.ts';
+import { cpuSeconds } from './support/cpu-use.ts';
 
 /** BENCH_HOSTILE_ONLY: a pattern the cases' labels must match (to look at one route or shape alone). */
 const ONLY = new RegExp(process.env.BENCH_HOSTILE_ONLY ?? '');
@@ -28,15 +28,6 @@ const ORIGIN = 'http://bench.local';
 const DEFAULT_BODY_LIMIT = 1_048_576;
 const FILE_LIMIT = 10_485_760;
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-
-/**
- * CPU seconds (user + system) a process has used: unlike the answers' times, it does not depend on what else runs
- * on the machine, so runs on a loaded machine stay comparable. Fields 14 and 15 of /proc/<pid>/stat, in 1/100 s.
- */
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 interface Case {
   label: string;

@@ -14,22 +14,36 @@ interface Sample {
   byName: Map<string, number>;
 }
 
+/** A process's command name and the CPU ticks (user + system) it has used, from /proc/<pid>/stat; null once it is gone. */
+async function processStat(pid: number): Promise<{ name: string; ticks: number } | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (!stat) return null;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime: fields 14 and 15 of the whole line, 12 and 13 after the command.
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/**
+ * CPU seconds (user + system) a process has used: unlike answer times, it does not depend on what else runs on the
+ * machine, so runs on a loaded machine stay comparable.
+ */
+export async function cpuSeconds(pid: number): Promise<number> {
+  return ((await processStat(pid))?.ticks ?? 0) / TICKS_PER_SECOND;
+}
+
 async function processTicks(labels: ReadonlyMap<number, string>): Promise<Map<string, number>> {
   const byName = new Map<string, number>();
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    const stat = await processStat(Number(pid));
     if (!stat) continue;
     // Node names every process MainThread: the benchmark's own are told apart by pid.
-    const name = labels.get(Number(pid)) ?? stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime, stime: fields 14 and 15 of the whole line, 12 and 13 after the command.
-    byName.set(name, (byName.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    const name = labels.get(Number(pid)) ?? stat.name;
+    byName.set(name, (byName.get(name) ?? 0) + stat.ticks);
   }
   return byName;
 }
 
-/** `labels` names processes by pid (the service's, the fleet's) where their command names say nothing. */
 export async function cpuSample(labels: ReadonlyMap<number, string> = new Map()): Promise<Sample> {
   const [line] = (await readFile('/proc/stat', 'utf8')).split('\n');
   const ticks = line!.trim().split(/\s+/).slice(1).map(Number);
