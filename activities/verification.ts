@@ -40,10 +40,10 @@ export function verificationActivities(deps: ActivityDeps) {
      */
     async planSmtpStage({ jobId }: { jobId: string }): Promise<SmtpPlan> {
       const em = orm.em.fork();
-      await loadVerificationWork(em, jobId);
+      const { listId } = await loadVerificationWork(em, jobId);
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
-      const { domainCount, writtenSeq } = await smtpStageExtent(em, jobId);
-      if (await analyzeLeadsIfMisjudged(em, jobId)) log.info('lead table analyzed: the planner did not know the job’s list');
+      const { domainCount, writtenSeq, totalEmails } = await smtpStageExtent(em, jobId);
+      if (await analyzeLeadsIfMisjudged(em, listId, totalEmails)) log.info('lead table analyzed: the planner did not know the job’s list');
       return { domainCount, writtenSeq, sliceSize, window: 8 };
     },
 

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { LEAD_EMAIL_DOMAIN_SQL } from '../db/entities/lead.ts';
-import { kysely } from '../db/kysely.ts';
 
 /** The domain of a stored address, as the lead index computes it from email_key. */
 const STORED_DOMAIN_SQL = LEAD_EMAIL_DOMAIN_SQL.replaceAll('email_key', 's.email');
@@ -34,21 +33,19 @@ export const WRITE_BATCH_TO_LEADS = `matched as (
      )`;
 
 /**
- * How many leads of the list the planner believes there are, against how many the job counted. Every batch's
+ * How many leads of the list the planner believes there are, against the job's `addresses`. Every batch's
  * write-back above looks its addresses up by (list_id, email_key); when the statistics have never seen the list
  * (imported a moment ago, before autovacuum's analyze) the planner believes it holds one lead, and every index that
  * starts with list_id then costs the same as the right one: it took the (list_id, network_url) index and read the
  * whole list for each address (0.7 ms an address on a 10,000-lead list, 160–700 ms a batch). A planner that
  * misjudges the list by more than ten times gets the table analyzed once, before the first batch.
  */
-export async function analyzeLeadsIfMisjudged(em: EntityManager, jobId: string): Promise<boolean> {
-  const db = kysely(em);
-  const job = await db.selectFrom('verification_job').select(['list', 'totalEmails']).where('id', '=', jobId).executeTakeFirst();
-  if (!job || job.totalEmails === 0) return false;
+export async function analyzeLeadsIfMisjudged(em: EntityManager, listId: string, addresses: number): Promise<boolean> {
+  if (addresses === 0) return false;
   const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`
-    explain (format json) select 1 from lead where list_id = ${job.list}`.execute(em.getKysely());
+    explain (format json) select 1 from lead where list_id = ${listId}`.execute(em.getKysely());
   const believed = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
-  if (believed * 10 >= job.totalEmails) return false;
+  if (believed * 10 >= addresses) return false;
   await sql`analyze lead`.execute(em.getKysely());
   return true;
 }

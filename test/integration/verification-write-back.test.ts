@@ -98,8 +98,8 @@ describe('writing a job’s results onto its leads as they are stored', () => {
       return nodes((row as any)['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'lead' && n['Node Type'] !== 'ModifyTable');
     };
     // Statistics taken on the empty table: the planner believes the list holds one lead.
-    expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobId)).toBe(true);
-    expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobId)).toBe(false);
+    expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobList, JOB_LEADS)).toBe(true);
+    expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobList, JOB_LEADS)).toBe(false);
     const onLead = await leadNodes();
     expect(onLead.length).toBeGreaterThan(0);
     for (const node of onLead) {
