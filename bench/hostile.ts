@@ -126,7 +126,7 @@ try {
       RATE_LIMIT_PER_MINUTE: '1000000000',
       SCRAPE_MAX_FILE_BYTES: String(FILE_LIMIT),
       // As the API runs in production (`npm run start:api`, docker-compose); BENCH_HOSTILE_NODE_OPTIONS='' measures the default heap.
-      NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? '--max-old-space-size=320',
+      NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? '--max-old-space-size=320 --max-semi-space-size=16',
     },
     'api',
   );

@@ -1,5 +1,3 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivityDeps } from '../activities/deps.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { initOrm, migrateUp } from './db/orm.ts';
 import { databaseLimits } from './db/pg-options.ts';
@@ -10,7 +8,6 @@ import { log, setLogLevel } from './log.ts';
 import { createTemporalClient } from './temporal/client.ts';
 import { startTracing } from './temporal/tracing.ts';
 import { ensureMaintenance } from './temporal/maintenance.ts';
-import { createWorker } from './worker.ts';
 
 /** ROLE=all runs the API and the worker in one process; api and worker run them apart. */
 async function main() {
@@ -22,8 +19,10 @@ async function main() {
   const tracing = startTracing(config);
   const plugins = tracing ? [tracing.plugin] : [];
 
-  // Built before the API so that, in one process, readyz can report what the worker's prober sees.
-  const activityDeps = config.ROLE === 'api' ? null : createActivityDeps(config, orm);
+  // Built before the API so that, in one process, readyz can report what the worker's prober sees. The worker's
+  // modules (the SDK's native runtime, the activities) are loaded only by a role that runs them: they are about
+  // 40 MB of an API process's resident memory, which its container limit counts.
+  const activityDeps = config.ROLE === 'api' ? null : (await import('../activities/deps.ts')).createActivityDeps(config, orm);
 
   if (config.ROLE !== 'worker') {
     const applied = await migrateUp(orm);
@@ -43,6 +42,7 @@ async function main() {
   }
 
   if (activityDeps) {
+    const [{ DefaultLogger, Runtime }, { createWorker }] = await Promise.all([import('@temporalio/worker'), import('./worker.ts')]);
     // Our handler below drains in order (HTTP first, then the worker); the SDK's own handlers would race it.
     Runtime.install({
       shutdownSignals: [],
