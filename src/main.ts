@@ -16,7 +16,7 @@ async function main() {
   if (!config.DATABASE_URL) throw new ConfigError('Invalid configuration:\n  DATABASE_URL: is required (or use `npm run dev`)');
   const orm = await initOrm(config.DATABASE_URL, { pool: { max: config.DATABASE_POOL_MAX } }, databaseLimits(config));
   const stops: Array<() => Promise<void>> = [];
-  const tracing = startTracing(config);
+  const tracing = await startTracing(config);
   const plugins = tracing ? [tracing.plugin] : [];
 
   // Built before the API so that, in one process, readyz can report what the worker's prober sees. The worker's
