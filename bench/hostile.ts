@@ -7,7 +7,9 @@
  * round sends every route one shape and its just-over body at once (about 50 requests). Reports the peak RSS
  * of the API process (VmHWM; target ≤ 512 MB), every status seen (target: 2xx and 4xx only) and the slowest
  * answer (target ≤ 5 s), against the process's RSS before the first request, and the CPU time the API process
- * spent (the figure that stays comparable when other work shares the machine).
+ * spent (the figure that stays comparable when other work shares the machine). Each round also prints what the
+ * machine's processors did meanwhile: every answer of a round waits for that round's work, so its busy time over
+ * the cores is a floor for the round's slowest answer.
  *
  * The API runs alone (`ROLE=api`, as deployed) on a scratch database and a scratch Temporal server (jobs are
  * started, nobody runs them).
@@ -19,7 +21,7 @@ import { type Operation, operationsOf, validInstance } from '../test/support/fuz
 import { multipartBody } from '../test/support/raw-http.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 import { startServiceProcess } from '../test/support/worker-process.ts';
-import { cpuSeconds } from './support/cpu-use.ts';
+import { cpuLine, cpuSample, cpuSeconds } from './support/cpu-use.ts';
 
 /** BENCH_HOSTILE_ONLY: a pattern the cases' labels must match (to look at one route or shape alone). */
 const ONLY = new RegExp(process.env.BENCH_HOSTILE_ONLY ?? '');
@@ -165,6 +167,7 @@ try {
   const rounds = Math.max(...routes.map((r) => r.accepted.length));
   step(`${routes.length} routes taking a body, ${rounds} rounds of ${routes.length * 2} requests at once (each route's next costliest shape at its limit, and just over it)`);
 
+  const labels = new Map([[service.pid, 'api']]);
   const idle = await service.rss();
   const cpuBefore = await cpuSeconds(service.pid);
   await service.resetPeakRss();
@@ -173,11 +176,17 @@ try {
   let peak = 0;
   for (let round = 0; round < rounds; round++) {
     const batch = routes.flatMap((r) => [r.accepted[round % r.accepted.length]!, r.over]).filter((c) => ONLY.test(c.label));
+    const cpuBefore = await cpuSample(labels);
     const roundStart = performance.now();
-    results.push(...(await Promise.all(batch.map(async (c) => ({ label: c.label, ...(await send(c)) })))));
+    const answers = await Promise.all(batch.map(async (c) => ({ label: c.label, ...(await send(c)) })));
+    const roundMs = performance.now() - roundStart;
+    const cpuAfter = await cpuSample(labels);
+    results.push(...answers);
     const roundPeak = await service.peakRss();
     peak = Math.max(peak, roundPeak);
-    step(`round ${round + 1}: ${((performance.now() - roundStart) / 1000).toFixed(1)} s, peak RSS so far ${MB(roundPeak)}, now ${MB(await service.rss())}`);
+    const slowest = Math.max(...answers.map((a) => a.ms));
+    step(`round ${round + 1}: ${(roundMs / 1000).toFixed(1)} s, slowest answer ${(slowest / 1000).toFixed(2)} s, peak RSS so far ${MB(roundPeak)}, now ${MB(await service.rss())}`);
+    step(`  ${cpuLine(cpuBefore, cpuAfter, roundMs)}`);
   }
   const elapsed = performance.now() - started;
   const cpu = (await cpuSeconds(service.pid)) - cpuBefore;
