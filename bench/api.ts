@@ -39,6 +39,7 @@ import { requestContext } from '../src/http/middleware/request-context.ts';
 import { createTemporalClient } from '../src/temporal/client.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL } from '../test/support/scratch.ts';
 import { floorApp } from './support/api-floor.ts';
+import { API_NODE_FLAGS } from './support/api-flags.ts';
 
 interface Histogram {
   average: number;
@@ -220,7 +221,7 @@ try {
   await floorPool.end();
 
   // The same two pairs with the app and the floor each in a process of its own, the app as deployed (`npm run
-  // start:api`: its heap capped), the load generator in this one: what a load generator outside the service sees.
+  // start:api`: its heap's flags), the load generator in this one: what a load generator outside the service sees.
   const env = {
     ...process.env,
     DATABASE_URL: db.url,
@@ -248,7 +249,7 @@ try {
     const result = await measure(name, url, headers, 200, false);
     return { ...result, cpuPerRequest: ((await server.cpuMicros()) - before) / (result.rps * SECONDS) };
   };
-  const appProcess = await own('api-process.ts', ['--max-old-space-size=320']);
+  const appProcess = await own('api-process.ts', API_NODE_FLAGS);
   const floorProcess = await own('api-floor.ts');
   try {
     const separate = [

@@ -21,6 +21,7 @@ import { type Operation, operationsOf, validInstance } from '../test/support/fuz
 import { multipartBody } from '../test/support/raw-http.ts';
 import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
 import { startServiceProcess } from '../test/support/worker-process.ts';
+import { API_NODE_FLAGS } from './support/api-flags.ts';
 import { cpuLine, cpuSample, cpuSeconds } from './support/cpu-use.ts';
 
 /** BENCH_HOSTILE_ONLY: a pattern the cases' labels must match (to look at one route or shape alone). */
@@ -128,7 +129,7 @@ try {
       RATE_LIMIT_PER_MINUTE: '1000000000',
       SCRAPE_MAX_FILE_BYTES: String(FILE_LIMIT),
       // As the API runs in production (`npm run start:api`, docker-compose); BENCH_HOSTILE_NODE_OPTIONS='' measures the default heap.
-      NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? '--max-old-space-size=320 --max-semi-space-size=16',
+      NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? API_NODE_FLAGS.join(' '),
     },
     'api',
   );

@@ -74,6 +74,19 @@ const GROUPS: Record<'flat' | 'shared' | 'large' | 'egress', FleetGroup> = {
 
 const cleanups: Array<() => Promise<unknown>> = [];
 const report: string[] = [];
+interface FleetHosts {
+  hostPeaks: Record<string, [number, number]>;
+  hostVerbs: Record<string, Record<string, number>>;
+}
+
+/** The commands `hosts` received between two stats, by verb, most first. */
+function verbsBetween(before: FleetHosts, after: FleetHosts, hosts: string[]): string {
+  const totals = new Map<string, number>();
+  for (const host of hosts)
+    for (const [verb, n] of Object.entries(after.hostVerbs[host] ?? {})) totals.set(verb, (totals.get(verb) ?? 0) + n - (before.hostVerbs[host]?.[verb] ?? 0));
+  return [...totals].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([verb, n]) => `${verb} ${n}`).join(', ');
+}
+
 const step = (text: string) => console.log(`· ${text}`);
 
 /** `count` addresses spread evenly over a group's domains, alternating existing and non-existing mailboxes. */
@@ -305,7 +318,7 @@ try {
     }
     step(`${name}: job of ${count.toLocaleString('en')} addresses`);
     const listId = await listOf(agent, addresses(group, count), name);
-    const hostsBefore = await ask<{ hostPeaks: Record<string, [number, number]> }>('stats');
+    const hostsBefore = await ask<FleetHosts>('stats');
     const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
     const cpuBefore = await cpuSample(processes);
     const run = await clientRun(agent, listId);
@@ -329,11 +342,12 @@ try {
       const domains = await Promise.all(
         [...byDomain].map(async ([domain, list]) => ({ domain, addresses: list, ip: (await resolver.resolve4(`mx.${domain}`))[0]! })),
       );
-      const hostsAfter = await ask<{ hostPeaks: Record<string, [number, number]> }>('stats');
+      const hostsAfter = await ask<FleetHosts>('stats');
       const flatHosts = Object.keys(hostsAfter.hostPeaks).filter((h) => h.startsWith(`mx.${group.prefix}`));
       const sessions = flatHosts.reduce((n, h) => n + hostsAfter.hostPeaks[h]![1] - (hostsBefore.hostPeaks[h]?.[1] ?? 0), 0);
       report.push(
         `            the job's sessions: ${sessions} over ${flatHosts.length} hosts, at most ${Math.max(...flatHosts.map((h) => hostsAfter.hostPeaks[h]![0]))} at once on one host`,
+        `            the job's commands (STARTTLS's second EHLO included): ${verbsBetween(hostsBefore, hostsAfter, flatHosts)}`,
       );
       const floorMs = await bareSessions(world.port, domains, config.SMTP_PROBE_CONCURRENCY);
       const floorRate = count / (floorMs / 1000);
