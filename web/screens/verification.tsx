@@ -306,6 +306,8 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
     ['fill_catchall_only', `Verify the ${num(e.catchAllCount)} catch-all`, e.fillCatchAllCost, e.catchAllCount, 'Domains that accept every address.'],
     ['fill_all_gaps', `Verify all ${num(e.totalGapCount)} gaps`, e.fillAllGapsCost, e.totalGapCount, `Coverage up to ${percent(e.projectedCoveragePercentage)}.`],
   ] as const;
+  // A choice with nothing to buy is not offered, and with one kind of gap only "all gaps" would be that kind again.
+  const offered = paid.filter(([decision, , , count]) => count > 0 && (decision !== 'fill_all_gaps' || (e.unknownCount > 0 && e.catchAllCount > 0)));
   return (
     <div class="card decision" data-testid="decision">
       <h2>Fill the gaps?</h2>
@@ -319,7 +321,7 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
           <strong class="price">free</strong>
           <span class="hint">Coverage stays at {percent(e.currentCoveragePercentage)}.</span>
         </button>
-        {paid.map(([decision, label, cost, count, note]) => (
+        {offered.map(([decision, label, cost, count, note]) => (
           <PaidAction
             key={decision}
             class="primary choice-button"
@@ -327,12 +329,12 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
               <>
                 <span>{label}</span>
                 <strong class="price">{money(cost)}</strong>
-                <span class="hint">{count === 0 ? 'Nothing to fill.' : note}</span>
+                <span class="hint">{note}</span>
               </>
             }
             total={money(cost)}
             what={`verify ${num(count)} addresses with the provider`}
-            disabled={action.busy || count === 0}
+            disabled={action.busy}
             onConfirm={() => decide(decision)}
           />
         ))}
