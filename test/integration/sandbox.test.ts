@@ -35,6 +35,12 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
+/**
+ * The sandbox runs with the production rate limit (600 requests a minute, bursts of 120): polls every 250 ms stay
+ * under its refill however long a job takes on a loaded machine (every 50 ms ran a 10 s job out of tokens).
+ */
+const SANDBOX_POLL_MS = 250;
+
 async function api(method: string, route: string, body?: unknown): Promise<any> {
   const isForm = body instanceof FormData;
   const res = await fetch(`${service.url}${route}`, {
@@ -119,6 +125,7 @@ describe('the development sandbox', () => {
     await api('POST', `/api/lists/${list.id}/leads`, { leads: Object.keys(expected).map((email) => ({ email })) });
     const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_api_fallback' });
     const awaiting = await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage !== 'smtp_verifying', {
+      intervalMs: SANDBOX_POLL_MS,
       what: `verification job ${job.id} past SMTP`,
     });
     expect(awaiting.verificationStage).toBe('awaiting_decision');
@@ -128,6 +135,7 @@ describe('the development sandbox', () => {
     );
     await api('POST', `/api/verification/jobs/${job.id}/decision`, { decision: 'fill_all_gaps' });
     const completed = await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'completed', {
+      intervalMs: SANDBOX_POLL_MS,
       what: `verification job ${job.id} completed`,
     });
     expect(completed.verificationStage).toBe('completed');
@@ -142,6 +150,7 @@ describe('the development sandbox', () => {
     form.append('name', 'Targets');
     const scrape = (await api('POST', '/api/scrape/jobs', form)).job;
     const scraped = await eventually(() => api('GET', `/api/scrape/jobs/${scrape.id}`), (j) => j.status === 'completed' || j.status === 'failed', {
+      intervalMs: SANDBOX_POLL_MS,
       what: `scrape job ${scrape.id} settled`,
     });
     expect(scraped).toMatchObject({ status: 'completed', foundItems: 2 });
@@ -151,6 +160,7 @@ describe('the development sandbox', () => {
     // Enrich the synced list: work email, personal email and phone, paid in credits.
     const bulk = await api('POST', '/api/enrichment/bulk', { listId: synced.listId });
     const enriched = await eventually(() => api('GET', `/api/enrichment/bulk/${bulk.jobId}`), (j) => j.status === 'completed' || j.status === 'failed', {
+      intervalMs: SANDBOX_POLL_MS,
       what: `bulk enrichment job ${bulk.jobId} settled`,
     });
     expect(enriched).toMatchObject({ status: 'completed', successCount: 2 });
@@ -179,6 +189,7 @@ describe('the development sandbox', () => {
     await api('POST', `/api/lists/${list.id}/leads`, { leads: Object.keys(expected).map((email) => ({ email })) });
     const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_only' });
     await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'completed', {
+      intervalMs: SANDBOX_POLL_MS,
       what: `verification job ${job.id} completed`,
     });
     const results = await api('GET', `/api/verification/jobs/${job.id}/results?limit=100`);
@@ -202,6 +213,7 @@ describe("the sandbox's mixed B2B list (examples/catch-all-mix.csv)", () => {
     expect((await api('POST', `/api/lists/${list.id}/leads/import`, form)).created).toBe(23);
     const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_api_fallback' });
     const waiting = await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'awaiting_decision', {
+      intervalMs: SANDBOX_POLL_MS,
       what: `verification job ${job.id} awaiting the decision`,
       timeoutMs: 140_000,
       // The throttling tenant's later directory passes wait on durable timers (10 s, 30 s): poll gently.
