@@ -295,6 +295,10 @@ describe('the dashboard, one user from sign-up on', () => {
 
       const results = page.getByTestId('results');
       await results.locator('tbody tr').filter({ hasText: gap }).waitFor();
+      // The provider's verdict is the evidence; the mail server's catch-all 250 stays labelled as the server's.
+      const filled = (await results.locator('tbody tr').filter({ hasText: gap }).textContent()) ?? '';
+      expect(filled).toMatch(/The provider: /);
+      expect(filled).toMatch(/before it, the mail server: 250/);
       const valid = results.locator('tbody tr').filter({ hasText: validAddress });
       expect(await valid.textContent()).toContain('250');
       await valid.getByRole('button', { name: 'Transcript' }).click();

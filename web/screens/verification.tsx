@@ -345,6 +345,15 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
   );
 }
 
+function SmtpCode({ row }: { row: VerificationResult }) {
+  return (
+    <code>
+      {row.smtpCode}
+      {row.enhancedCode ? ` ${row.enhancedCode}` : ''}
+    </code>
+  );
+}
+
 const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
   { header: 'Email', cell: (r) => r.email },
   {
@@ -359,17 +368,22 @@ const RESULT_COLUMNS: Array<Column<VerificationResult>> = [
   },
   {
     header: 'Evidence',
-    cell: (r) => (
-      <>
-        {r.smtpCode !== null && !r.reason?.startsWith(String(r.smtpCode)) && (
-          <code>
-            {r.smtpCode}
-            {r.enhancedCode ? ` ${r.enhancedCode}` : ''}
-          </code>
-        )}{' '}
-        {r.reason ? words(r.reason) : ''}
-      </>
-    ),
+    // A provider's verdict keeps the mail server's earlier reply code: shown as the server's, never as the verdict's.
+    cell: (r) =>
+      r.source === 'api' ? (
+        <>
+          The provider: {r.reason ? words(r.reason) : r.result}
+          {r.smtpCode !== null && (
+            <div class="hint">
+              before it, the mail server: <SmtpCode row={r} />
+            </div>
+          )}
+        </>
+      ) : (
+        <>
+          {r.smtpCode !== null && !r.reason?.startsWith(String(r.smtpCode)) && <SmtpCode row={r} />} {r.reason ? words(r.reason) : ''}
+        </>
+      ),
   },
   {
     header: 'Mail server',
