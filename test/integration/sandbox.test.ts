@@ -213,7 +213,6 @@ describe("the sandbox's mixed B2B list (examples/catch-all-mix.csv)", () => {
     expect((await api('POST', `/api/lists/${list.id}/leads/import`, form)).created).toBe(23);
     const job = await api('POST', '/api/verification/jobs', { listId: list.id, verificationMethod: 'smtp_api_fallback' });
     const waiting = await eventually(() => api('GET', `/api/verification/jobs/${job.id}`), (j) => j.verificationStage === 'awaiting_decision', {
-      intervalMs: SANDBOX_POLL_MS,
       what: `verification job ${job.id} awaiting the decision`,
       timeoutMs: 140_000,
       // The throttling tenant's later directory passes wait on durable timers (10 s, 30 s): poll gently.
