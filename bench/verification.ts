@@ -79,6 +79,14 @@ interface FleetHosts {
   hostVerbs: Record<string, Record<string, number>>;
 }
 
+/** How late the fleet's event loop ran over a stretch (mean and 99th percentile of its timer delays). */
+interface FleetLag {
+  meanMs: number;
+  p99Ms: number;
+}
+
+const lagText = (lag: FleetLag) => `${lag.meanMs.toFixed(1)} ms on average (p99 ${lag.p99Ms.toFixed(0)} ms)`;
+
 /** The commands `hosts` received between two stats, by verb, most first. */
 function verbsBetween(before: FleetHosts, after: FleetHosts, hosts: string[]): string {
   const totals = new Map<string, number>();
@@ -320,9 +328,11 @@ try {
     const listId = await listOf(agent, addresses(group, count), name);
     const hostsBefore = await ask<FleetHosts>('stats');
     const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
+    await ask<FleetLag>('lag');
     const cpuBefore = await cpuSample(processes);
     const run = await clientRun(agent, listId);
     const cpuAfter = await cpuSample(processes);
+    const jobLag = await ask<FleetLag>('lag');
     const expectedValid = addresses(group, count).filter((e) => e.startsWith('user')).length;
     if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== count - expectedValid) {
       const reasons = await sql(
@@ -355,9 +365,12 @@ try {
         `            floor: the same sessions with nothing but their round trips (greeting, EHLO, one pipelined transaction, QUIT), ${config.SMTP_PROBE_CONCURRENCY} at a time: ${(floorMs / 1000).toFixed(2)} s = ${(floorRate / ceiling).toFixed(2)} of the ceiling; the job's SMTP work at ${((floorMs / smtpMsWithin(run.started, run.ended)) * 100).toFixed(0)} % of it, client-observed at ${((floorMs / (run.ended - run.started)) * 100).toFixed(0)} %`,
       );
       // The fleet offers STARTTLS and the service takes it: the same floor through TLS says what that costs here.
+      await ask<FleetLag>('lag');
       const tlsFloorMs = await bareSessions(world.port, domains, config.SMTP_PROBE_CONCURRENCY, true);
+      const floorLag = await ask<FleetLag>('lag');
       report.push(
         `            the same floor through STARTTLS (as the service's sessions go): ${(tlsFloorMs / 1000).toFixed(2)} s; client-observed at ${((tlsFloorMs / (run.ended - run.started)) * 100).toFixed(0)} % of it`,
+        `            the fleet's event loop ran late by ${lagText(jobLag)} during the job, ${lagText(floorLag)} during this floor (each reply is a ${LATENCY_MS} ms timer there)`,
       );
     }
     if (name === 'shared') {

@@ -6,9 +6,11 @@
  * one-at-a-time processing), except the first `shared` domains, which all name `sharedHost` as MX: a
  * PIPELINING host that answers each command `latencyMs` after it arrived (round-trip bound).
  * `user<k>@` exists, `nobody<k>@` does not. IPC: sends `{ port, dnsServers }` when listening; answers
- * `stats` with the fleet's totals (and the shared hosts' peak sessions, overall and per client address) and
- * `stop` by exiting.
+ * `stats` with the fleet's totals (and the shared hosts' peak sessions, overall and per client address), `lag`
+ * with how late its event loop ran since the last `lag` (every reply is a timer here, so this is how much later
+ * than `latencyMs` the fleet answered while the machine was busy), and `stop` by exiting.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DomainSpec, HostBehaviour } from '../../test/support/mail-world/index.ts';
 import { startMailWorld } from '../../test/support/mail-world/index.ts';
 
@@ -67,6 +69,10 @@ function verbCounts(log: ReadonlyArray<{ commands: string[] }>): Record<string, 
   return counts;
 }
 
+const LAG_RESOLUTION_MS = 5;
+const loopDelay = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+loopDelay.enable();
+
 const world = await startMailWorld({ domains: description });
 process.send!({ port: world.port, dnsServers: world.dnsServers });
 process.on('message', (message: string) => {
@@ -82,5 +88,10 @@ process.on('message', (message: string) => {
       // The fleet's own count of sessions at once per client address: what the budget must hold to.
       sharedBySource: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentBySource ?? {}])),
     });
+  if (message === 'lag') {
+    // The histogram holds the monitor's whole timer intervals: its lateness is what exceeds the resolution.
+    process.send!({ meanMs: loopDelay.mean / 1e6 - LAG_RESOLUTION_MS, p99Ms: loopDelay.percentile(99) / 1e6 - LAG_RESOLUTION_MS });
+    loopDelay.reset();
+  }
   if (message === 'stop') void world.stop().then(() => process.exit(0));
 });
