@@ -110,7 +110,7 @@ export async function startServiceProcess(
   return {
     url: `http://127.0.0.1:${port}`,
     async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill(process.env.KILL_SIGNAL as NodeJS.Signals ?? 'SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
     alive: () => child.exitCode === null && child.signalCode === null,
