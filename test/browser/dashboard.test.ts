@@ -657,6 +657,10 @@ describe('catch-all scores', () => {
         );
         // Scores 0–4 by default: three addresses at $0.0005 each, from micro-dollars.
         expect(await fill.getByRole('button').textContent()).toBe('Fill the 3 catch-alls scored 0–4: $0.0015');
+        // No address scored 0: nothing to buy is said in words, with no button to press.
+        await fill.getByLabel('Fill catch-alls scored 0 to').selectOption('0');
+        expect(await fill.getByTestId('scored-fill-empty').textContent()).toBe('No catch-all address is scored 0: pick a higher score to include some.');
+        expect(await fill.getByRole('button').count()).toBe(0);
         await fill.getByLabel('Fill catch-alls scored 0 to').selectOption('5');
         expect(await fill.getByRole('button').textContent()).toBe('Fill the 4 catch-alls scored 0–5: $0.002');
         expect((await captureScreen(scored, 'verification-score-bands')).phoneOverflow).toBe(0);

@@ -108,7 +108,8 @@ export function ScoredFill({
   const chosen = bands.filter((band) => band.score <= maxScore).reduce((sum, band) => sum + band.count, 0);
   const unknowns = withUnknowns ? estimate.unknownCount : 0;
   const cost = moneyFromMicros((chosen + unknowns) * API_PRICE_MICROS);
-  const label = `Fill the ${counted(chosen, 'catch-all')} scored 0–${maxScore}${unknowns > 0 ? ` and the ${num(unknowns)} unknown` : ''}: ${cost}`;
+  const range = maxScore === 0 ? '0' : `0–${maxScore}`;
+  const label = `Fill the ${counted(chosen, 'catch-all')} scored ${range}${unknowns > 0 ? ` and the ${num(unknowns)} unknown` : ''}: ${cost}`;
   return (
     <div class="scored-fill" data-testid="scored-fill">
       <h3>Pay only for the doubtful catch-alls</h3>
@@ -135,13 +136,20 @@ export function ScoredFill({
           also the {estimate.unknownCount} unknown
         </label>
       )}
-      <PaidAction
-        label={label}
-        total={cost}
-        what={`verify ${counted(chosen + unknowns, 'address', 'addresses')} with the provider`}
-        disabled={busy || chosen + unknowns === 0}
-        onConfirm={() => onDecide(withUnknowns ? 'fill_all_gaps' : 'fill_catchall_only', maxScore)}
-      />
+      {chosen + unknowns === 0 ? (
+        // Nothing to buy: said in words, not as a $0.00 button that cannot be pressed.
+        <p class="hint" data-testid="scored-fill-empty">
+          No catch-all address is scored {range}: pick a higher score to include some.
+        </p>
+      ) : (
+        <PaidAction
+          label={label}
+          total={cost}
+          what={`verify ${counted(chosen + unknowns, 'address', 'addresses')} with the provider`}
+          disabled={busy}
+          onConfirm={() => onDecide(withUnknowns ? 'fill_all_gaps' : 'fill_catchall_only', maxScore)}
+        />
+      )}
     </div>
   );
 }
