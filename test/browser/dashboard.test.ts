@@ -289,6 +289,7 @@ describe('the dashboard, one user from sign-up on', () => {
 
       await page.getByTestId('stage').filter({ hasText: 'Completed' }).waitFor({ timeout: 120_000 });
       expect(await page.getByTestId('coverage').textContent()).toContain('100%');
+      expect(await page.getByTestId('provider-spend').textContent()).toBe('1 address verified for $0.0005');
       expect(await page.getByTestId('counts').textContent()).toContain('Provider');
       expect(await page.getByTestId('domains').textContent()).toContain(MAIL.catchAll);
       expect(await page.locator('.warnings').count()).toBe(0);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api.ts';
 import { Breakdown, BreakdownCell } from '../breakdown.tsx';
-import { DECISION_LABEL, METHOD_LABEL, money, num, percent, SOURCE_LABEL, STAGE_LABEL, when, words } from '../format.ts';
+import { counted, DECISION_LABEL, METHOD_LABEL, money, num, percent, SOURCE_LABEL, STAGE_LABEL, when, words } from '../format.ts';
 import { ListSelect, ResultSelect, usePickableLists } from '../pickers.tsx';
 import { useSession } from '../session.ts';
 import { type Column, DataTable, JobsSection, PagedTable, usePaged } from '../table.tsx';
@@ -239,8 +239,8 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
         {j.apiVerifiedEmails > 0 && (
           <>
             <dt>Provider</dt>
-            <dd>
-              {num(j.apiVerifiedEmails)} emails verified for {money(j.apiCost)}
+            <dd data-testid="provider-spend">
+              {counted(j.apiVerifiedEmails, 'address', 'addresses')} verified for {money(j.apiCost)}
             </dd>
           </>
         )}
