@@ -177,17 +177,17 @@ try {
   let peak = 0;
   for (let round = 0; round < rounds; round++) {
     const batch = routes.flatMap((r) => [r.accepted[round % r.accepted.length]!, r.over]).filter((c) => ONLY.test(c.label));
-    const cpuBefore = await cpuSample(labels);
+    const machineBefore = await cpuSample(labels);
     const roundStart = performance.now();
     const answers = await Promise.all(batch.map(async (c) => ({ label: c.label, ...(await send(c)) })));
     const roundMs = performance.now() - roundStart;
-    const cpuAfter = await cpuSample(labels);
+    const machineAfter = await cpuSample(labels);
     results.push(...answers);
     const roundPeak = await service.peakRss();
     peak = Math.max(peak, roundPeak);
     const slowest = Math.max(...answers.map((a) => a.ms));
     step(`round ${round + 1}: ${(roundMs / 1000).toFixed(1)} s, slowest answer ${(slowest / 1000).toFixed(2)} s, peak RSS so far ${MB(roundPeak)}, now ${MB(await service.rss())}`);
-    step(`  ${cpuLine(cpuBefore, cpuAfter, roundMs)}`);
+    step(`  ${cpuLine(machineBefore, machineAfter, roundMs)}`);
   }
   const elapsed = performance.now() - started;
   const cpu = (await cpuSeconds(service.pid)) - cpuBefore;

@@ -59,16 +59,6 @@ for (const group of groups) {
   }
 }
 
-function verbCounts(log: ReadonlyArray<{ commands: string[] }>): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const { commands } of log)
-    for (const line of commands) {
-      const verb = line.split(' ', 1)[0]!.toUpperCase();
-      counts[verb] = (counts[verb] ?? 0) + 1;
-    }
-  return counts;
-}
-
 const LAG_RESOLUTION_MS = 5;
 const loopDelay = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
 loopDelay.enable();
@@ -82,8 +72,8 @@ process.on('message', (message: string) => {
       maxConcurrentSessions: world.maxConcurrentSessions(),
       // Per host of a group ("f…"): its most sessions at once, and its sessions so far.
       hostPeaks: Object.fromEntries(Object.entries(world.servers).map(([h, s]) => [h, [s.stats.maxConcurrentSessions, s.stats.sessions]])),
-      // Per host: the commands its sessions sent so far, by verb (each one a reply the session waited for, pipelined or not).
-      hostVerbs: Object.fromEntries(Object.entries(world.servers).map(([h, s]) => [h, verbCounts(s.stats.log)])),
+      // Per host: the commands its sessions sent so far, by verb.
+      hostVerbs: Object.fromEntries(Object.entries(world.servers).map(([h, s]) => [h, s.stats.commandsByVerb])),
       sharedPeaks: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentSessions ?? 0])),
       // The fleet's own count of sessions at once per client address: what the budget must hold to.
       sharedBySource: Object.fromEntries(sharedHosts.map((h) => [h, world.servers[h]?.stats.maxConcurrentBySource ?? {}])),

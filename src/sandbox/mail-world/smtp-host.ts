@@ -60,6 +60,7 @@ function emptyStats(): HostStats {
     maxConcurrentBySource: {},
     rcpts: [],
     dataCommands: 0,
+    commandsByVerb: {},
     tlsSessions: 0,
     log: [],
   };
@@ -165,7 +166,8 @@ class SessionBook {
         const line = pending.slice(0, newline).replace(/\r$/, '');
         pending = pending.slice(newline + 1);
         record.commands.push(line);
-        const verb = line.split(' ', 1)[0]?.toUpperCase();
+        const verb = line.split(' ', 1)[0]!.toUpperCase();
+        this.stats.commandsByVerb[verb] = (this.stats.commandsByVerb[verb] ?? 0) + 1;
         if (verb === 'DATA' || verb === 'BDAT') this.stats.dataCommands += 1;
         if (verb === 'QUIT') this.end(record);
         if (verb === 'STARTTLS') {

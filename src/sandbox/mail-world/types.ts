@@ -135,6 +135,8 @@ export interface HostStats {
   rcpts: string[];
   /** DATA or BDAT commands received: a prober must never send any. */
   dataCommands: number;
+  /** Commands received, by verb (upper case), plain and through TLS: each is a reply a session waited for. */
+  commandsByVerb: Record<string, number>;
   tlsSessions: number;
   log: SessionRecord[];
 }
