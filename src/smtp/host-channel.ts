@@ -123,6 +123,7 @@ export class HostChannel {
   #openSessions = 0;
   #peakSessions = 0;
   #timer: NodeJS.Timeout | null = null;
+  #pumpQueued = false;
   #withoutTls = false;
   readonly #tls: TlsResumption = {
     session: undefined,
@@ -178,7 +179,7 @@ export class HostChannel {
     options.signal?.throwIfAborted();
     return new Promise<RcptAnswer>((resolve, reject) => {
       this.#queue.push(this.#item(address, options, resolve, reject));
-      this.#pump();
+      this.#pumpSoon();
     });
   }
 
@@ -223,7 +224,7 @@ export class HostChannel {
       };
       if (addresses.length === 0) return resolve(answers);
       this.#queue.push(itemAt(0));
-      this.#pump();
+      this.#pumpSoon();
     });
   }
 
@@ -296,11 +297,27 @@ export class HostChannel {
     }
   }
 
+  /**
+   * Pumps once the caller's synchronous run of asks is queued: a domain's addresses arrive one call each, and
+   * judging after the first few would open sessions for a queue that is not yet all there.
+   */
+  #pumpSoon(): void {
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    queueMicrotask(() => {
+      this.#pumpQueued = false;
+      this.#pump();
+    });
+  }
+
   #wantsAnotherSession(): boolean {
     const waiting = this.#queue.waitingAddresses;
     if (waiting > this.#sessions * this.#ctx.batchSize) return true;
     const perAddressMs = this.pacing.replyMs;
     if (perAddressMs === null || this.#openMs === null || !this.#ctx.slots.spare) return false;
+    // Beside an undecided trial a session may spend only the provider's budget of rejections: on a list dense in
+    // them it would end after a few addresses, its opening unpaid. Time alone is no reason before the answer.
+    if (this.pacing.trialPending(this.#queue.waiting)) return false;
     return anotherSessionPays({ waiting, sessions: this.#sessions, perAddressMs, openMs: this.#openMs });
   }
 
@@ -339,8 +356,10 @@ export class HostChannel {
       smtpOpenSessions.inc(metric);
       // Postfix announces itself by default, and its soft error limit is known: no trial needed.
       if (/\bPostfix\b/i.test(session.greeting.text)) this.pacing.punishesRejections();
+      const before = this.pacing.patience;
       const budget = { rejects: 0, limit: this.pacing.sessionBudget(this.#queue.waiting) };
-      const trial = this.pacing.patience === 'trial';
+      // Only the session that began the trial may call it off: one opened beside it spends the provider's budget.
+      const trial = before !== 'trial' && this.pacing.patience === 'trial';
       let answered = 0;
       let end: SessionEnd = { drained: false, reason: 'nothing to ask' };
       try {

@@ -86,11 +86,22 @@ export class HostPacing {
    */
   sessionBudget(queued: number): number {
     if (this.#patience === 'patient') return Number.POSITIVE_INFINITY;
-    const budget = this.limits.rejectsPerSession;
-    if (this.#patience !== 'unknown' || budget >= TRIAL_REJECTS || queued < TRIAL_MIN_QUEUE_BUDGETS * budget)
-      return budget;
+    if (!this.#trialPays(queued)) return this.limits.rejectsPerSession;
     this.#patience = 'trial';
     return TRIAL_REJECTS;
+  }
+
+  /**
+   * A trial runs, or the next session would begin one: until its answer, a session beside it could spend only the
+   * provider's budget of rejections, so it is not worth its opening.
+   */
+  trialPending(queued: number): boolean {
+    return this.#patience === 'trial' || this.#trialPays(queued);
+  }
+
+  #trialPays(queued: number): boolean {
+    const budget = this.limits.rejectsPerSession;
+    return this.#patience === 'unknown' && budget < TRIAL_REJECTS && queued >= TRIAL_MIN_QUEUE_BUDGETS * budget;
   }
 
   /** A session's rejections so far, all answered without a tarpit sign: a trial may now be decided. */

@@ -94,6 +94,12 @@ beforeAll(async () => {
           mx('mx.patient.test', '127.0.0.109', { mailboxes: mailboxes('patient.test', 10), starttls: false }),
         ],
       },
+      // Patient too, but each reply takes 10 ms: a few dozen addresses outlast opening a second session.
+      'unhurried.test': {
+        mx: [
+          mx('mx.unhurried.test', '127.0.0.112', { mailboxes: mailboxes('unhurried.test', 10), starttls: false, latencyMs: 10 }),
+        ],
+      },
       'slowpoke.test': {
         mx: [
           mx('mx.slowpoke.test', '127.0.0.110', {
@@ -254,6 +260,34 @@ describe('learning whether a host punishes rejections', () => {
     // 41 rejections (with the catch-all probe) would take six sessions under a budget of 8.
     expect(host('mx.patient.test').stats.sessions).toBeLessThanOrEqual(2);
     expect(Math.max(...rejectedPer('mx.patient.test'))).toBeGreaterThan(TRIAL_REJECTS);
+  });
+
+  it('lets the trial decide before a second session opens: one beside it could spend only the budget of 8', async () => {
+    const prober = proberFor();
+    // A first job teaches the channel how long a session takes to open and a reply to come: for the next one's 58
+    // addresses a second session pays by time alone.
+    await prober.probeDomain('unhurried.test', unknown('unhurried.test', 2));
+    const before = host('mx.unhurried.test').stats.sessions;
+    const outcome = await prober.probeDomain('unhurried.test', unknown('unhurried.test', 60).slice(2));
+    expect(outcome.outcomes.every((o) => o.result === 'Invalid')).toBe(true);
+    const sessions = host('mx.unhurried.test').stats.log.slice(before);
+    // The trial took its 12 rejections and then every other address (and the catch-all probe): nothing was left
+    // for another session.
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.rcpts).toHaveLength(59);
+  });
+
+  it('keeps the trial going when a session opened beside it ends on its budget of 8', async () => {
+    // Transactions of 10: the queue outgrows one session's and a second opens at once, within the budget.
+    const prober = proberFor({ rcptPerTransaction: 10 });
+    const before = host('mx.unhurried.test').stats.sessions;
+    const outcome = await prober.probeDomain('unhurried.test', unknown('unhurried.test', 60));
+    expect(outcome.outcomes.every((o) => o.result === 'Invalid')).toBe(true);
+    const rejected = rejectedPer('mx.unhurried.test').slice(before);
+    // The first two opened together, one of them the trial: it learnt the host is patient and went on past its 12
+    // (the other's end on its budget used to call the trial off, and the trial stopped at 12).
+    expect(rejected.length).toBeGreaterThan(1);
+    expect(Math.max(rejected[0]!, rejected[1]!)).toBeGreaterThan(TRIAL_REJECTS);
   });
 
   it('pays a Postfix-like tarpit at most one delayed reply, then keeps every session within the budget', async () => {

@@ -23,6 +23,16 @@ describe('HostPacing rejection budget', () => {
     expect(pacing.sessionBudget(1)).toBe(Number.POSITIVE_INFINITY);
   });
 
+  it('says a trial is pending from the moment one would begin until it is decided', () => {
+    const pacing = new HostPacing(limits);
+    expect(pacing.trialPending(31)).toBe(false);
+    expect(pacing.trialPending(32)).toBe(true);
+    pacing.sessionBudget(100);
+    expect(pacing.trialPending(0)).toBe(true);
+    pacing.rejectionsAnswered(TRIAL_REJECTS);
+    expect(pacing.trialPending(100)).toBe(false);
+  });
+
   it('tries again after a trial that ended undecided', () => {
     const pacing = new HostPacing(limits);
     pacing.sessionBudget(100);
