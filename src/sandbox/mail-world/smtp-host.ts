@@ -405,16 +405,27 @@ async function startRoundTripHost(
     // Each reply is due at its own time: Nagle would hold it until the client acknowledged the last.
     socket.setNoDelay(true);
     const record = book.accept(socket);
-    let lastAt = 0;
     let sender = '';
-    const reply = (text: string, delay: number, then?: () => void): void => {
-      const at = Math.max(Date.now() + delay, lastAt);
-      lastAt = at;
-      setTimeout(() => {
+    // Replies due in order, drained by one timer: a timer per reply could fire out of order, since a timer's clock
+    // (the event loop's, cached for a turn) lags Date.now() on a busy loop, and a reply overtaking another answers
+    // the wrong command.
+    const due: Array<{ at: number; text: string; then: (() => void) | undefined }> = [];
+    let timer: NodeJS.Timeout | null = null;
+    const drain = (): void => {
+      timer = null;
+      const now = Date.now();
+      while (due[0] && due[0].at <= now) {
+        const { text, then } = due.shift()!;
         if (socket.destroyed) return;
         socket.write(`${text}\r\n`);
         then?.();
-      }, Math.max(0, at - Date.now())); // the clock may have moved past `at` since it was computed
+      }
+      if (due[0]) timer = setTimeout(drain, due[0].at - now);
+    };
+    const reply = (text: string, delay: number, then?: () => void): void => {
+      const at = Math.max(Date.now() + delay, due.at(-1)?.at ?? 0);
+      due.push({ at, text, then });
+      timer ??= setTimeout(drain, Math.max(0, at - Date.now()));
     };
     reply(`220 ${name} ESMTP`, latency);
     let pending = '';
