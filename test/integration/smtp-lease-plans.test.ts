@@ -12,10 +12,14 @@ const HOSTS = 1_000;
 const LEASES_PER_HOST = 120;
 
 const ID = '00000000-0000-4000-8000-000000000001';
-/** Each statement with the values of a call: the host in the middle of the table. */
-const CALLS: Record<keyof typeof SMTP_BUDGET_SQL, unknown[]> = {
-  lockBudget: ['127.0.0.2', 'mx500.test', 2],
-  takeSlot: ['127.0.0.2', 'mx500.test', ID, 'pid 1', 15_000, 2, 0],
+/** The acquire function's arguments: the host in the middle of the table. */
+const ACQUIRE = ['127.0.0.2', 'mx500.test', 2, ID, 'pid 1', 15_000, 0];
+/** Its parameters' types, and the allowed sessions the slot statement reads from the locked row. */
+const ACQUIRE_TYPES = ['varchar', 'varchar', 'int', 'uuid', 'varchar', 'int', 'int', 'int'];
+/** Each statement with the values of a call (the function's own statements take its arguments). */
+const CALLS: Record<Exclude<keyof typeof SMTP_BUDGET_SQL, 'acquire'> | 'lock' | 'slot', unknown[]> = {
+  lock: [...ACQUIRE, 2],
+  slot: [...ACQUIRE, 2],
   renew: [[ID, '00000000-0000-4000-8000-000000000002'], 15_000],
   release: [ID],
   throttle: ['127.0.0.2', 'mx500.test', 250],
@@ -46,8 +50,8 @@ afterAll(async () => {
 });
 
 /** The plan of `sql` as prepared with `values` (EXPLAIN EXECUTE: the plan a call gets). */
-async function plan(name: string, sql: string, values: unknown[]): Promise<string> {
-  await client.query(`prepare ${name} as ${sql}`);
+async function plan(name: string, sql: string, values: unknown[], types: string[] = []): Promise<string> {
+  await client.query(`prepare ${name}${types.length > 0 ? ` (${types.join(', ')})` : ''} as ${sql}`);
   try {
     const literals = values.map((v) => client.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v)));
     const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain execute ${name}(${literals.join(', ')})`);
@@ -55,6 +59,21 @@ async function plan(name: string, sql: string, values: unknown[]): Promise<strin
   } finally {
     await client.query(`deallocate ${name}`);
   }
+}
+
+/**
+ * The statements of smtp_lease_acquire as the database holds them (each between its markers, `-- lock:` … `-- :lock` and `-- slot:` … `-- :slot`),
+ * its variables turned into parameters after the function's own ($8: the budget's allowed sessions).
+ */
+async function functionStatements(): Promise<Record<'lock' | 'slot', string>> {
+  const { rows } = await client.query<{ src: string }>(`select prosrc as src from pg_proc where proname = 'smtp_lease_acquire'`);
+  const src = rows[0]!.src;
+  const between = (marker: string) =>
+    src
+      .slice(src.indexOf(`-- ${marker}:`) + marker.length + 4, src.indexOf(`-- :${marker}`))
+      .replace(/\binto \w+;\s*$/, '')
+      .replace(/\bbudget\.allowed\b/g, '$8');
+  return { lock: between('lock'), slot: between('slot') };
 }
 
 describe('the lease statements on 100,000+ rows', () => {
@@ -69,8 +88,10 @@ describe('the lease statements on 100,000+ rows', () => {
   for (const analyzed of [false, true]) {
     it(`use an index, ${analyzed ? 'with' : 'without'} statistics`, async () => {
       if (analyzed) await client.query('analyze smtp_lease; analyze smtp_host_budget');
-      for (const [name, sql] of Object.entries(SMTP_BUDGET_SQL)) {
-        const text = await plan(name, sql, CALLS[name as keyof typeof SMTP_BUDGET_SQL]);
+      const { acquire: _acquire, ...plain } = SMTP_BUDGET_SQL;
+      for (const [name, sql] of Object.entries({ ...plain, ...(await functionStatements()) })) {
+        const types = name === 'lock' || name === 'slot' ? ACQUIRE_TYPES : [];
+        const text = await plan(name, sql, CALLS[name as keyof typeof CALLS], types);
         expect({ name, seqScan: /Seq Scan/.test(text) }, text).toEqual({ name, seqScan: false });
         expect({ name, index: /Index (Only )?Scan|Bitmap Index Scan|Conflict Arbiter Indexes/.test(text) }, text).toEqual({ name, index: true });
       }
