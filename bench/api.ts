@@ -251,26 +251,36 @@ try {
   };
   const appProcess = await own('api-process.ts', API_NODE_FLAGS);
   const floorProcess = await own('api-floor.ts');
+  // The same floor under the API role's V8 flags (its smaller young generation collects more often): what the
+  // flags cost, apart from what the app's own layers cost.
+  const flaggedFloor = await own('api-floor.ts', API_NODE_FLAGS);
   try {
-    const separate = [
-      await measureProcess('floor process, list page', floorProcess, `${floorProcess.url}${path}`, {}),
-      await measureProcess('app process, GET /api/external/lists', appProcess, `${appProcess.url}${path}`, keyed),
-      await measureProcess('floor process, phone', floorProcess, `${floorProcess.url}${phonePath}`, {}),
-      await measureProcess('app process, GET /api/external/leads?phone=', appProcess, `${appProcess.url}${phonePath}`, keyed),
-    ];
+    const pages = [
+      ['list page', path, 'GET /api/external/lists'],
+      ['phone', phonePath, 'GET /api/external/leads?phone='],
+    ] as const;
+    const separate = [];
+    for (const [what, url, route] of pages) {
+      const floor = await measureProcess(`floor process, ${what}`, floorProcess, `${floorProcess.url}${url}`, {});
+      const flagged = await measureProcess(`floor process, ${what}, the API's V8 flags`, flaggedFloor, `${flaggedFloor.url}${url}`, {});
+      const app = await measureProcess(`app process, ${route}`, appProcess, `${appProcess.url}${url}`, keyed);
+      const pct = (r: { rps: number }, of: { rps: number }) => `${((r.rps / of.rps) * 100).toFixed(1)} %`;
+      separate.push({ r: floor, vsFloor: '', vsFlagged: '' }, { r: flagged, vsFloor: pct(flagged, floor), vsFlagged: '' }, { r: app, vsFloor: pct(app, floor), vsFlagged: pct(app, flagged) });
+    }
     console.log('Each in a process of its own:');
     console.table(
-      separate.map((r, i) => ({
+      separate.map(({ r, vsFloor, vsFlagged }) => ({
         target: r.name,
         'req/s': Math.round(r.rps),
         'p50 ms': r.p50,
         'p99 ms': r.p99,
         'CPU µs/request': Math.round(r.cpuPerRequest),
-        'vs its floor process': i % 2 === 1 ? `${((r.rps / separate[i - 1]!.rps) * 100).toFixed(1)} %` : '',
+        'vs its floor process': vsFloor,
+        'vs the floor, same flags': vsFlagged,
       })),
     );
   } finally {
-    await Promise.all([appProcess.stop(), floorProcess.stop()]);
+    await Promise.all([appProcess.stop(), floorProcess.stop(), flaggedFloor.stop()]);
   }
   while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   await temporal.connection.close();
