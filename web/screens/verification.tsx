@@ -307,13 +307,18 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
     ['fill_all_gaps', `Verify all ${num(e.totalGapCount)} gaps`, e.fillAllGapsCost, e.totalGapCount, `Coverage up to ${percent(e.projectedCoveragePercentage)}.`],
   ] as const;
   // A choice with nothing to buy is not offered, and with one kind of gap only "all gaps" would be that kind again.
+  const gaps = [
+    e.unknownCount > 0 && counted(e.unknownCount, 'unknown address', 'unknown addresses'),
+    e.catchAllCount > 0 && counted(e.catchAllCount, 'catch-all address', 'catch-all addresses'),
+  ]
+    .filter(Boolean)
+    .join(' and ');
   const offered = paid.filter(([decision, , , count]) => count > 0 && (decision !== 'fill_all_gaps' || (e.unknownCount > 0 && e.catchAllCount > 0)));
   return (
     <div class="card decision" data-testid="decision">
       <h2>Fill the gaps?</h2>
       <p>
-        The free check left {num(e.unknownCount)} unknown and {num(e.catchAllCount)} catch-all addresses. The provider
-        checks them for {money(e.costPerEmail)} each.
+        The free check left {gaps || 'no address without an answer'}. The provider checks each for {money(e.costPerEmail)}.
       </p>
       <div class="choices">
         <button type="button" disabled={action.busy} onClick={() => decide('accept_current')}>
@@ -333,7 +338,7 @@ function Decision({ jobId, onDecided }: { jobId: string; onDecided: () => void }
               </>
             }
             total={money(cost)}
-            what={`verify ${num(count)} addresses with the provider`}
+            what={`verify ${counted(count, 'address', 'addresses')} with the provider`}
             disabled={action.busy}
             onConfirm={() => decide(decision)}
           />
