@@ -11,7 +11,8 @@ const TICKS_PER_SECOND = 100;
 
 interface Sample {
   busyTicks: number;
-  byName: Map<string, number>;
+  /** Every process's name and ticks so far, by pid: a process's use is the difference of its own two samples. */
+  byPid: Map<number, { name: string; ticks: number }>;
 }
 
 /** A process's command name and the CPU ticks (user + system) it has used, from /proc/<pid>/stat; null once it is gone. */
@@ -31,17 +32,18 @@ export async function cpuSeconds(pid: number): Promise<number> {
   return ((await processStat(pid))?.ticks ?? 0) / TICKS_PER_SECOND;
 }
 
-async function processTicks(labels: ReadonlyMap<number, string>): Promise<Map<string, number>> {
-  const byName = new Map<string, number>();
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const stat = await processStat(Number(pid));
+async function processTicks(labels: ReadonlyMap<number, string>): Promise<Map<number, { name: string; ticks: number }>> {
+  const byPid = new Map<number, { name: string; ticks: number }>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const stat = await processStat(pid);
     if (!stat) continue;
-    // Node names every process MainThread: the benchmark's own are told apart by pid.
-    const name = labels.get(Number(pid)) ?? stat.name;
-    byName.set(name, (byName.get(name) ?? 0) + stat.ticks);
+    // Node names every process MainThread: the benchmark's own are told apart by pid. A kernel worker's name
+    // carries the work it is doing now (kworker/u8:0-writeback), which changes from one sample to the next.
+    byPid.set(pid, { name: labels.get(pid) ?? stat.name.replace(/^(kworker\/[^-+]+)[-+].*$/, '$1'), ticks: stat.ticks });
   }
-  return byName;
+  return byPid;
 }
 
 export async function cpuSample(labels: ReadonlyMap<number, string> = new Map()): Promise<Sample> {
@@ -49,15 +51,18 @@ export async function cpuSample(labels: ReadonlyMap<number, string> = new Map())
   const ticks = line!.trim().split(/\s+/).slice(1).map(Number);
   // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
   const busyTicks = ticks.slice(0, 8).reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!;
-  return { busyTicks, byName: await processTicks(labels) };
+  return { busyTicks, byPid: await processTicks(labels) };
 }
 
 /** One line: the busy processors' seconds, the floor they make over the machine's cores, and the main users. */
 export function cpuLine(before: Sample, after: Sample, wallMs: number): string {
   const cores = os.availableParallelism();
   const busy = (after.busyTicks - before.busyTicks) / TICKS_PER_SECOND;
-  const users = [...after.byName]
-    .map(([name, ticks]) => [name, (ticks - (before.byName.get(name) ?? 0)) / TICKS_PER_SECOND] as const)
+  // A process that started in between counts from zero; one that ended in between is not seen (its use is in busy).
+  const byName = new Map<string, number>();
+  for (const [pid, { name, ticks }] of after.byPid) byName.set(name, (byName.get(name) ?? 0) + ticks - (before.byPid.get(pid)?.ticks ?? 0));
+  const users = [...byName]
+    .map(([name, ticks]) => [name, ticks / TICKS_PER_SECOND] as const)
     .filter(([, seconds]) => seconds >= 0.05)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 5)
