@@ -8,7 +8,7 @@ import {
   recordDecision,
   loadVerificationWork,
 } from '../src/verification/repository-work.ts';
-import type { Decision, DecisionResult } from '../src/domain/verification.ts';
+import type { Decision, DecisionResult, VerificationStage } from '../src/domain/verification.ts';
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
@@ -16,6 +16,7 @@ import { writeNextSnapshotRange } from '../src/verification/repository-snapshot.
 import { analyzeLeadsIfMisjudged } from '../src/verification/repository-write-back.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
 import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
+import { hasUnscoredCatchAll } from '../src/verification/repository-catch-all.ts';
 import { verifyByProvider } from '../src/verification/engine-api.ts';
 import { deferredCount, stampDeferredRetry } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
@@ -30,6 +31,15 @@ export interface SmtpPlan {
   sliceSize: number;
   window: number;
 }
+
+/** When the later greylisting passes are due (SMTP_GREYLIST_SCHEDULE) and how many addresses wait for them. */
+export interface GreylistPlan {
+  scheduleMs: number[];
+  deferred: number;
+}
+
+/** The SMTP stage ended (its next stage), or the plan of what is left before its end. */
+export type SmtpStageEnd = { stage: VerificationStage } | { plan: GreylistPlan };
 
 export function verificationActivities(deps: ActivityDeps) {
   const { orm, prober, verificationProvider: provider, config } = deps;
@@ -60,10 +70,24 @@ export function verificationActivities(deps: ActivityDeps) {
      * The waits before the later attempts of deferred addresses (`SMTP_GREYLIST_SCHEDULE`, read once
      * per job and then kept in the workflow history) and how many addresses are deferred now.
      */
-    async planGreylistRetries({ jobId }: { jobId: string }): Promise<{ scheduleMs: number[]; deferred: number }> {
+    async planGreylistRetries({ jobId }: { jobId: string }): Promise<GreylistPlan> {
       const em = orm.em.fork();
       await loadVerificationWork(em, jobId);
       return { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred: await deferredCount(em, jobId) };
+    },
+
+    /**
+     * The SMTP stage's end in this one step when nothing is left before it (no address deferred, and no Catch-All
+     * result to assess when `assessCatchAlls`): most jobs' end, seen without waiting on two more workflow tasks.
+     * Otherwise the greylisting plan, for the steps that remain.
+     */
+    async settleSmtpStage({ jobId, assessCatchAlls }: { jobId: string; assessCatchAlls: boolean }): Promise<SmtpStageEnd> {
+      const em = orm.em.fork();
+      await loadVerificationWork(em, jobId);
+      const deferred = await deferredCount(em, jobId);
+      if (deferred > 0 || (assessCatchAlls && (await hasUnscoredCatchAll(em, jobId))))
+        return { plan: { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred } };
+      return { stage: await finishSmtpStage(em, jobId) };
     },
 
     /** Shows when the next later attempt is due (the job's `nextRetryAt`); `at` is an ISO timestamp. */

@@ -8,7 +8,7 @@ import {
   setHandler,
   sleep,
 } from '@temporalio/workflow';
-import type { VerificationActivities } from '../activities/verification.ts';
+import type { GreylistPlan, VerificationActivities } from '../activities/verification.ts';
 import { emitJobEvent } from './job-events.ts';
 import { endWithFailure, HEARTBEAT_TIMEOUT, RUN_EVENT_BUDGET, runEventBudget, runIsFull } from './job-lifecycle.ts';
 import {
@@ -178,12 +178,30 @@ async function verifyBySmtp(
       resume: { phase: 'smtp', nextSeq, ...(state.finishDeferred ? { finishDeferred: true } : {}) },
     });
   }
+  // Histories recorded before the settled end take the steps below one workflow task each.
+  let plan: GreylistPlan | null = null;
+  if (patched('settled-smtp-end')) {
+    const end = await finishingSmtp(state, () => db().settleSmtpStage({ jobId, assessCatchAlls: input.method !== 'api_only' }));
+    if ('stage' in end) {
+      state.stage = end.stage;
+      return;
+    }
+    plan = end.plan;
+  }
   // Histories recorded before the greylist schedule existed replay without it.
-  if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId, greylistWait);
+  if (patched('greylist-schedule')) await retryDeferredOnSchedule(jobId, greylistWait, plan);
   if (input.method !== 'api_only' && patched('catch-all-truth')) await assessCatchAllResults(jobId);
+  state.stage = (await finishingSmtp(state, () => db().finishSmtpStage({ jobId }))).stage;
+}
+
+/**
+ * Runs a step that may end the SMTP stage: meanwhile a decision may already arrive (the database shows
+ * awaiting_decision a moment before this workflow learns it), and it waits for the step's outcome.
+ */
+async function finishingSmtp<T>(state: JobState, step: () => Promise<T>): Promise<T> {
   state.finishingSmtp = true;
   try {
-    state.stage = (await db().finishSmtpStage({ jobId })).stage;
+    return await step();
   } finally {
     state.finishingSmtp = false;
   }
@@ -290,8 +308,8 @@ interface GreylistWait {
  * deferred, the schedule is spent or the user finishes them (finishSmtpStage then makes the rest
  * Unknown). Only counts cross into the workflow; the addresses stay in the database.
  */
-async function retryDeferredOnSchedule(jobId: string, wait: GreylistWait | null): Promise<void> {
-  const plan = await db().planGreylistRetries({ jobId });
+async function retryDeferredOnSchedule(jobId: string, wait: GreylistWait | null, planned: GreylistPlan | null): Promise<void> {
+  const plan = planned ?? (await db().planGreylistRetries({ jobId }));
   let deferred = plan.deferred;
   for (const waitMs of plan.scheduleMs) {
     if (deferred === 0) return;

@@ -34,6 +34,11 @@ export async function unscoredCatchAlls(em: EntityManager, jobId: string, afterI
   return catchAlls(em, jobId, afterId, limit).where('catchAllScore', 'is', null).execute();
 }
 
+/** Whether any of the job's Catch-All results waits for its score (the same partial index). */
+export async function hasUnscoredCatchAll(em: EntityManager, jobId: string): Promise<boolean> {
+  return (await unscoredCatchAlls(em, jobId, '00000000-0000-0000-0000-000000000000', 1)).length > 0;
+}
+
 /**
  * The next page of the job's Microsoft-hosted Catch-All results the directory has not answered for (its answer was
  * no verdict, or the tenant's canary could not be asked), other than those whose tenant answers for anyone.

@@ -22,6 +22,7 @@ import {
   startVerificationWorld,
   waitForJob,
 } from '../support/verification.ts';
+import { scheduledActivities } from '../support/history.ts';
 
 /** Two domains whose every reply takes long enough that a job is surely still in its SMTP stage a moment after creation. */
 const SLOW_DOMAINS = {
@@ -328,6 +329,22 @@ describe('smtp_only', () => {
     const decision = expectError(await decide(agent, job.id, 'accept_current'), 409, 'invalid_state');
     expect(decision.details.currentState).toBe('completed');
     expect(world.totals().dataCommands).toBe(0);
+  });
+
+  it('ends the stage in the step after the last slice when nothing waits; a Catch-All result is assessed before the end', async () => {
+    const { agent } = await h.signup();
+    const plain = await startJob(agent, await listWithEmails(agent, [knownAddress('good.test', 0), unknownAddress('good.test', 0)]), 'smtp_only');
+    expect(await waitForJob(agent, plain.id, inStage('completed'))).toMatchObject({ smtpValidCount: 1, smtpInvalidCount: 1 });
+    // No ordinary activity between the slice and the completion event: the stage ended in one local step.
+    const steps = await scheduledActivities(h.temporal, `verification-${plain.id}`);
+    expect(steps.slice(0, steps.indexOf('emitJobEvent') + 1)).toEqual(['probeDomainSlice', 'emitJobEvent']);
+
+    const catchAll = knownAddress('catchall.test', 0);
+    const mixed = await startJob(agent, await listWithEmails(agent, [knownAddress('good.test', 1), catchAll]), 'smtp_only');
+    expect(await waitForJob(agent, mixed.id, inStage('completed'))).toMatchObject({ smtpValidCount: 1, smtpCatchAllCount: 1 });
+    expect(await scheduledActivities(h.temporal, `verification-${mixed.id}`)).toContain('assessCatchAlls');
+    const [row] = (await allResults(agent, mixed.id)).filter((r: any) => r.email === catchAll);
+    expect(row).toMatchObject({ result: 'Catch-All', catchAllScore: expect.any(Number) });
   });
 
   it('shows isCatchAll null while a domain is undetermined, then true or false', async () => {

@@ -11,3 +11,15 @@ export async function historyOf(client: Client, workflowId: string): Promise<num
     if (!runId) return counts;
   }
 }
+
+/** The ordinary activities the workflow's runs scheduled (not its local ones), by type, in order. */
+export async function scheduledActivities(client: Client, workflowId: string): Promise<string[]> {
+  const types: string[] = [];
+  let runId: string | undefined;
+  for (;;) {
+    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    types.unshift(...(events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []));
+    runId = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+    if (!runId) return types;
+  }
+}
