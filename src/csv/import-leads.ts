@@ -9,7 +9,6 @@ import { ApiError } from '../errors.ts';
 import { type LeadInput, LeadInputSchema } from '../domain/lead-input.ts';
 import { readCsvRecords, uploadError } from './read.ts';
 
-const BATCH = 1000;
 const MAX_REPORTED_ERRORS = 100;
 
 export interface LeadImportResult {
@@ -45,15 +44,9 @@ export async function importLeadCsv(
   if (leads.length === 0 && skipped === 0) throw new ApiError('unprocessable', 'The file has no data rows', { reason: 'no_data_rows' });
   return em.transactional(async (tx) => {
     await lockListForAdding(tx, target.listId);
-    const result: LeadImportResult = { created: 0, skipped, errors, duplicates: { count: 0, rows: [] } };
-    for (let start = 0; start < leads.length; start += BATCH) {
-      // Earlier batches are in the list already (same transaction), so the lookup finds them too.
-      const { ids, duplicates } = await addNewLeads(tx, target, leads.slice(start, start + BATCH));
-      result.created += ids.length;
-      for (const index of duplicates) result.duplicates.rows.push(rows[start + index]!);
-    }
-    result.duplicates.count = result.duplicates.rows.length;
-    return result;
+    const { ids, duplicates } = await addNewLeads(tx, target, leads);
+    const duplicateRows = duplicates.map((index) => rows[index]!);
+    return { created: ids.length, skipped, errors, duplicates: { count: duplicateRows.length, rows: duplicateRows } };
   });
 }
 
