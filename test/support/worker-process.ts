@@ -59,7 +59,22 @@ export interface ServiceProcessOptions {
 export async function startServiceProcess(
   env: Record<string, string>,
   role: 'all' | 'api' | 'worker',
-  { readyTimeoutMs = 120_000, main = MAIN }: ServiceProcessOptions = {},
+  options: ServiceProcessOptions = {},
+): Promise<ServiceProcess> {
+  // A port found free may be taken by another test file's process before the child binds it: start again on others.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, role, options);
+    } catch (error) {
+      if (attempt === 3 || !/Address already in use|EADDRINUSE/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startOnce(
+  env: Record<string, string>,
+  role: 'all' | 'api' | 'worker',
+  { readyTimeoutMs = 120_000, main = MAIN }: ServiceProcessOptions,
 ): Promise<ServiceProcess> {
   const port = role === 'worker' ? 0 : await freePort();
   // Each process its own worker metrics exporter, so processes of parallel test files never fight over one port.
