@@ -22,6 +22,7 @@ import {
   startVerificationWorld,
   waitForJob,
 } from '../support/verification.ts';
+import { eventually } from '../support/eventually.ts';
 import { scheduledActivities } from '../support/history.ts';
 
 /** Two domains whose every reply takes long enough that a job is surely still in its SMTP stage a moment after creation. */
@@ -336,7 +337,12 @@ describe('smtp_only', () => {
     const plain = await startJob(agent, await listWithEmails(agent, [knownAddress('good.test', 0), unknownAddress('good.test', 0)]), 'smtp_only');
     expect(await waitForJob(agent, plain.id, inStage('completed'))).toMatchObject({ smtpValidCount: 1, smtpInvalidCount: 1 });
     // No ordinary activity between the slice and the completion event: the stage ended in one local step.
-    const steps = await scheduledActivities(h.temporal, `verification-${plain.id}`);
+    // The stage is committed inside that step, before the workflow task that schedules the event ends.
+    const steps = await eventually(
+      () => scheduledActivities(h.temporal, `verification-${plain.id}`),
+      (types) => types.includes('emitJobEvent'),
+      { what: 'the completion event scheduled' },
+    );
     expect(steps.slice(0, steps.indexOf('emitJobEvent') + 1)).toEqual(['probeDomainSlice', 'emitJobEvent']);
 
     const catchAll = knownAddress('catchall.test', 0);
