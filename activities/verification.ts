@@ -20,6 +20,7 @@ import { hasUnscoredCatchAll } from '../src/verification/repository-catch-all.ts
 import { verifyByProvider } from '../src/verification/engine-api.ts';
 import { deferredCount, stampDeferredRetry } from '../src/verification/repository-deferred.ts';
 import { log } from '../src/log.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
  * How the workflow cuts the SMTP stage: ranges of `sliceSize` domains, `window` ranges in flight, over the domains
@@ -43,6 +44,10 @@ export type SmtpStageEnd = { stage: VerificationStage } | { plan: GreylistPlan }
 
 export function verificationActivities(deps: ActivityDeps) {
   const { orm, prober, verificationProvider: provider, config } = deps;
+  const greylistPlan = async (em: EntityManager, jobId: string): Promise<GreylistPlan> => ({
+    scheduleMs: config.SMTP_GREYLIST_SCHEDULE,
+    deferred: await deferredCount(em, jobId),
+  });
   return jobActivities({
     /**
      * Enough domains in flight to keep every SMTP connection of the worker busy (about twice the
@@ -73,7 +78,7 @@ export function verificationActivities(deps: ActivityDeps) {
     async planGreylistRetries({ jobId }: { jobId: string }): Promise<GreylistPlan> {
       const em = orm.em.fork();
       await loadVerificationWork(em, jobId);
-      return { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred: await deferredCount(em, jobId) };
+      return greylistPlan(em, jobId);
     },
 
     /**
@@ -84,9 +89,8 @@ export function verificationActivities(deps: ActivityDeps) {
     async settleSmtpStage({ jobId, assessCatchAlls }: { jobId: string; assessCatchAlls: boolean }): Promise<SmtpStageEnd> {
       const em = orm.em.fork();
       await loadVerificationWork(em, jobId);
-      const deferred = await deferredCount(em, jobId);
-      if (deferred > 0 || (assessCatchAlls && (await hasUnscoredCatchAll(em, jobId))))
-        return { plan: { scheduleMs: config.SMTP_GREYLIST_SCHEDULE, deferred } };
+      const plan = await greylistPlan(em, jobId);
+      if (plan.deferred > 0 || (assessCatchAlls && (await hasUnscoredCatchAll(em, jobId)))) return { plan };
       return { stage: await finishSmtpStage(em, jobId) };
     },
 

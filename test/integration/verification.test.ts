@@ -351,6 +351,19 @@ describe('smtp_only', () => {
     expect(await scheduledActivities(h.temporal, `verification-${mixed.id}`)).toContain('assessCatchAlls');
     const [row] = (await allResults(agent, mixed.id)).filter((r: any) => r.email === catchAll);
     expect(row).toMatchObject({ result: 'Catch-All', catchAllScore: expect.any(Number) });
+
+    // A fallback job whose only gap is Unknown waits for the decision after the same one step, and takes it.
+    const gap = knownAddress('blocked.test', 1);
+    const fallback = await startJob(agent, await listWithEmails(agent, [knownAddress('good.test', 2), gap]), 'smtp_api_fallback');
+    expect(await waitForJob(agent, fallback.id, inStage('awaiting_decision'))).toMatchObject({ smtpValidCount: 1, smtpUnknownCount: 1 });
+    const waiting = await eventually(
+      () => scheduledActivities(h.temporal, `verification-${fallback.id}`),
+      (types) => types.includes('emitJobEvent'),
+      { what: 'the awaiting_decision event scheduled' },
+    );
+    expect(waiting).toEqual(['probeDomainSlice', 'emitJobEvent']);
+    expect((await decide(agent, fallback.id, 'accept_current')).status).toBe(200);
+    expect(await waitForJob(agent, fallback.id, inStage('completed'))).toMatchObject({ userDecision: 'accept_current', apiVerifiedEmails: 0 });
   });
 
   it('shows isCatchAll null while a domain is undetermined, then true or false', async () => {

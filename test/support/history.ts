@@ -1,25 +1,25 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 
-/** Event counts of every run of a workflow, following continue-as-new back to the first run. */
-export async function historyOf(client: Client, workflowId: string): Promise<number[]> {
-  const counts: number[] = [];
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** The events of every run of a workflow, oldest run first, following continue-as-new back to the first run. */
+async function runsOf(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  const runs: HistoryEvent[][] = [];
   let runId: string | undefined;
   for (;;) {
     const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    counts.unshift(events?.length ?? 0);
+    runs.unshift(events ?? []);
     runId = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) return counts;
+    if (!runId) return runs;
   }
+}
+
+/** Event counts of every run of a workflow, oldest first. */
+export async function historyOf(client: Client, workflowId: string): Promise<number[]> {
+  return (await runsOf(client, workflowId)).map((events) => events.length);
 }
 
 /** The ordinary activities the workflow's runs scheduled (not its local ones), by type, in order. */
 export async function scheduledActivities(client: Client, workflowId: string): Promise<string[]> {
-  const types: string[] = [];
-  let runId: string | undefined;
-  for (;;) {
-    const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    types.unshift(...(events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []));
-    runId = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-    if (!runId) return types;
-  }
+  return (await runsOf(client, workflowId)).flat().flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 }
