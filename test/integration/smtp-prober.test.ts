@@ -101,7 +101,7 @@ describe('SmtpProber in the standard mail world', () => {
 
   it('probes many addresses of one domain in its sessions, within the host limit, each address asked once', async () => {
     const mx = host(world, 'mx1.good.test');
-    const before = { sessions: mx.stats.sessions, rcpts: mx.stats.rcpts.length };
+    const before = { sessions: mx.stats.sessions, rcpts: mx.stats.rcpts.length, log: mx.stats.log.length };
     const emails = Array.from({ length: 12 }, (_, k) =>
       k % 2 ? unknownAddress('good.test', 10 + k) : knownAddress('good.test', 10 + k),
     );
@@ -119,13 +119,18 @@ describe('SmtpProber in the standard mail world', () => {
     expect(mx.stats.rcpts.length - before.rcpts).toBe(13);
     // The session may outlive the last answer by its QUIT.
     await eventually(() => mx.stats.activeSessions, (n) => n === 0, { what: 'the session closed', timeoutMs: 15_000 });
-    const session = mx.stats.log.at(-1);
-    expect(session?.tls).toBe(true);
-    // The random address has its own transaction, reset before the real ones.
-    const verbs = session?.commands.map((line) => line.split(' ', 1)[0]?.toUpperCase());
-    expect(verbs?.slice(0, 4)).toEqual(['EHLO', 'STARTTLS', 'EHLO', 'MAIL']);
-    expect(verbs?.slice(4, 7)).toEqual(['RCPT', 'RSET', 'MAIL']);
-    expect(verbs?.at(-1)).toBe('QUIT');
+    const sessions = mx.stats.log.slice(before.log).map((session) => ({
+      tls: session.tls,
+      verbs: session.commands.map((line) => line.split(' ', 1)[0]?.toUpperCase()),
+    }));
+    for (const session of sessions) {
+      expect(session.tls).toBe(true);
+      expect(session.verbs.slice(0, 3)).toEqual(['EHLO', 'STARTTLS', 'EHLO']);
+      expect(session.verbs.at(-1)).toBe('QUIT');
+    }
+    // The random address has its own transaction, reset before the real ones, in whichever session took it first.
+    const probing = sessions.filter((session) => session.verbs.slice(3, 7).join() === 'MAIL,RCPT,RSET,MAIL');
+    expect(probing).toHaveLength(1);
   });
 
   it('resumes the host’s last TLS session on its next connection', async () => {
