@@ -16,12 +16,16 @@ export interface Column<T> {
 
 function Cell<T>({ column, row }: { column: Column<T>; row: T }) {
   const classes = [column.tone?.(row), column.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
+  // On a phone a row is drawn as a card and each cell shows its column's name before it (style.css).
+  const label = typeof column.header === 'string' ? column.header : undefined;
   return column.rowHeader ? (
-    <th scope="row" class={classes}>
+    <th scope="row" class={classes} data-label={label}>
       {column.cell(row)}
     </th>
   ) : (
-    <td class={classes}>{column.cell(row)}</td>
+    <td class={classes} data-label={label}>
+      {column.cell(row)}
+    </td>
   );
 }
 
@@ -36,6 +40,11 @@ interface TableProps<T> {
   testId?: string;
   class?: string;
   wrapClass?: string;
+  /**
+   * How the table fits a phone: `cards` (each row a card, one cell a line after its column's name) or `columns`
+   * (kept side by side, scrolling inside the box if need be: a small grid of counts, a file's preview).
+   */
+  phone?: 'cards' | 'columns';
 }
 
 /**
@@ -52,10 +61,11 @@ export function DataTable<T>({
   testId,
   class: tableClass,
   wrapClass,
+  phone = 'cards',
 }: TableProps<T>) {
   if (rows.length === 0 && empty !== undefined) return <Empty>{empty}</Empty>;
   return (
-    <div class={wrapClass ? `table-wrap ${wrapClass}` : 'table-wrap'}>
+    <div class={['table-wrap', phone, wrapClass].filter(Boolean).join(' ')}>
       <table class={tableClass} data-testid={testId}>
         <thead>
           <tr>

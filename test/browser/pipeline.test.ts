@@ -67,7 +67,7 @@ afterAll(async () => {
 const go = (hash: string) => page.goto(`${origin}/${hash}`);
 const layout = async (name: string, p: Page = page) => {
   const check = await checkLayout(p, `pipeline-${name}`);
-  expect(check, name).toEqual({ phoneOverflow: 0, wideTables: [] });
+  expect(check, name).toEqual({ phoneOverflow: 0, wideTables: [], phoneClipped: [] });
 };
 /** The page's title, set once its heading is there. */
 const titled = (title: string) => eventually(() => page.title(), (text) => text === title, { what: `the title "${title}"` });

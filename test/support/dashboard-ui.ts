@@ -5,26 +5,6 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 /** Where the suite leaves its screenshots for a person to look at (gitignored; CI keeps the folder). */
 export const SCREENSHOTS_DIR = path.resolve('test-results', 'screenshots');
 
-/**
- * Screenshots of the page as it is, at desktop width and at phone width, and the phone layout's check: nothing
- * wider than the screen (wide tables scroll inside their own box).
- */
-export async function captureScreen(page: Page, name: string): Promise<{ phoneOverflow: number }> {
-  await mkdir(SCREENSHOTS_DIR, { recursive: true });
-  const desktop = page.viewportSize() ?? { width: 1280, height: 800 };
-  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  try {
-    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-390.png`), fullPage: true });
-    const overflow = await page.evaluate<number>(
-      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-    );
-    return { phoneOverflow: overflow };
-  } finally {
-    await page.setViewportSize(desktop);
-  }
-}
-
 /** Console messages a healthy page never logs: script errors and Content-Security-Policy refusals. */
 export function watchConsole(page: Page): string[] {
   const problems: string[] = [];
@@ -42,11 +22,17 @@ export interface LayoutCheck {
   phoneOverflow: number;
   /** `testid or index: table width > box width` for each table that would need its own scroll bar on a desktop. */
   wideTables: string[];
+  /**
+   * At 390 px, what a phone would hide: `menu: <section>` for a menu link past the screen's edge, `<testid or
+   * index>: width > box` for a table drawn as cards (all but the small grids of counts and a file's preview) that
+   * still scrolls inside its box.
+   */
+  phoneClipped: string[];
 }
 
 /**
  * The layout assertions of a screen, with its screenshots: at 1280 px every table fits its box (element widths,
- * not pixels of a screenshot); at 390 px the page does not scroll sideways (wide tables scroll inside their box).
+ * not pixels of a screenshot); at 390 px the page does not scroll sideways and hides no menu link or table column.
  */
 export async function checkLayout(page: Page, name: string): Promise<LayoutCheck> {
   await mkdir(SCREENSHOTS_DIR, { recursive: true });
@@ -66,7 +52,16 @@ export async function checkLayout(page: Page, name: string): Promise<LayoutCheck
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-390.png`), fullPage: true });
     const phoneOverflow = await page.evaluate<number>('document.scrollingElement.scrollWidth - window.innerWidth');
-    return { phoneOverflow: Math.max(0, phoneOverflow), wideTables };
+    const phoneClipped = await page.evaluate<string[]>(`[
+      ...[...document.querySelectorAll('.top nav a')]
+        .filter((link) => link.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((link) => 'menu: ' + link.textContent),
+      ...[...document.querySelectorAll('.table-wrap.cards')].flatMap((wrap, i) =>
+        wrap.offsetParent !== null && wrap.scrollWidth > wrap.clientWidth + 1
+          ? [(wrap.querySelector('table')?.dataset.testid || 'table ' + (i + 1)) + ': ' + wrap.scrollWidth + ' > ' + wrap.clientWidth]
+          : []),
+    ]`);
+    return { phoneOverflow: Math.max(0, phoneOverflow), wideTables, phoneClipped };
   } finally {
     await page.setViewportSize(desktop);
   }

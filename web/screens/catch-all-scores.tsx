@@ -123,6 +123,7 @@ export function ScoredFill({
         rowKey={(band) => band.score}
         testId="catch-all-bands"
         class="bands"
+        phone="columns"
       />
       <label class="inline">
         Fill catch-alls scored 0 to

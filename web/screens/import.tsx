@@ -103,6 +103,7 @@ export function CsvMapper({
           </p>
           <DataTable
             class="preview"
+            phone="columns"
             columns={preview.columns.map(
               (column, i): Column<string[]> => ({
                 header: column || <em>(empty)</em>,

@@ -257,6 +257,7 @@ export function VerificationJobScreen({ jobId }: { jobId: string }) {
           testId="counts"
           class="counts"
           wrapClass="counts-wrap"
+          phone="columns"
         />
       </details>
       {j.verificationStage === 'awaiting_decision' && <Decision jobId={jobId} onDecided={job.reload} />}
