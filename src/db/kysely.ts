@@ -10,7 +10,7 @@ const NAMING = { columnNamingStrategy: 'property', convertValues: true } as cons
  * back keyed and typed the same way, values converted by the entities' types (timestamps as `Date`), so
  * repositories map no snake_case columns by hand. An aliased column (`'j.list as listId'`) keeps its raw value.
  */
-type Database = InferKyselyDB<(typeof entities)[number], typeof NAMING>;
+export type Database = InferKyselyDB<(typeof entities)[number], typeof NAMING>;
 
 /** The typed query builder on this EntityManager (inside its transaction, when it has one). */
 export const kysely = (em: EntityManager) => em.getKysely<Database>(NAMING);

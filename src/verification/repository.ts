@@ -1,8 +1,7 @@
-import type { MxProvider } from '../domain/mx-provider.ts';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { EmailResult } from '../domain/lead.ts';
-import { CATCH_ALL_MAX_SCORE, CATCH_ALL_SCORES, type CatchAllReason, type MailboxSignal } from '../domain/catch-all.ts';
+import { CATCH_ALL_MAX_SCORE, CATCH_ALL_SCORES } from '../domain/catch-all.ts';
 import {
   ACTIVE_STAGES,
   type VerificationMethod,
@@ -10,7 +9,7 @@ import {
 } from '../domain/verification.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
-import { kysely } from '../db/kysely.ts';
+import { type Database, kysely } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
 import { countJobDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
 import type { CatchAllBand, DomainStat, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
@@ -263,29 +262,28 @@ export async function catchAllByScore(em: EntityManager, jobId: string): Promise
   return CATCH_ALL_SCORES.map((score) => ({ score, count: counts.get(score) ?? 0 }));
 }
 
-export function toResultRow(r: Record<string, unknown>): ResultRow {
-  const result = (r.result as EmailResult | null) ?? null;
-  const catchAll = result === 'Catch-All';
+/** A result as RESULT_COLUMNS read it. */
+type StoredResult = Pick<Selectable<Database['verification_result']>, (typeof RESULT_COLUMNS)[number]>;
+
+export function toResultRow(r: StoredResult): ResultRow {
+  const catchAll = r.result === 'Catch-All';
   return {
-    email: r.email as string,
-    result,
-    source: (r.source as ResultRow['source']) ?? null,
-    reason: (r.reason as string | null) ?? null,
-    domain: r.domain as string,
-    mxHost: (r.mxHost as string | null) ?? null,
-    mxProvider: (r.mxProvider as MxProvider | null) ?? null,
-    mailboxProvider: (r.mailboxProvider as MxProvider | null) ?? null,
-    mailboxProviderSignals: (r.mailboxProviderSignals as MailboxSignal[] | null) ?? [],
-    catchAllScore: catchAll ? ((r.catchAllScore as number | null) ?? null) : null,
-    catchAllReasons: catchAll ? ((r.catchAllReasons as CatchAllReason[] | null) ?? []) : [],
-    directory:
-      r.source === 'directory' && r.directoryResult !== null && r.directoryResult !== undefined
-        ? { ifExistsResult: Number(r.directoryResult) }
-        : null,
-    smtpCode: (r.smtpCode as number | null) ?? null,
-    enhancedCode: (r.enhancedCode as string | null) ?? null,
+    email: r.email,
+    result: r.result ?? null,
+    source: r.source ?? null,
+    reason: r.reason ?? null,
+    domain: r.domain,
+    mxHost: r.mxHost ?? null,
+    mxProvider: r.mxProvider ?? null,
+    mailboxProvider: r.mailboxProvider ?? null,
+    mailboxProviderSignals: r.mailboxProviderSignals ?? [],
+    catchAllScore: catchAll ? (r.catchAllScore ?? null) : null,
+    catchAllReasons: catchAll ? (r.catchAllReasons ?? []) : [],
+    directory: r.source === 'directory' && r.directoryResult != null ? { ifExistsResult: Number(r.directoryResult) } : null,
+    smtpCode: r.smtpCode ?? null,
+    enhancedCode: r.enhancedCode ?? null,
     attempts: Number(r.attempts ?? 0),
-    checkedAt: r.checkedAt ? new Date(r.checkedAt as Date) : null,
+    checkedAt: r.checkedAt ? new Date(r.checkedAt) : null,
   };
 }
 
