@@ -101,6 +101,30 @@ describe('uploads cut short', () => {
     await expectServing();
   });
 
+  it('a file at the limit, in a body over it by its framing, is received whole first and stored on both upload routes', async () => {
+    // 90 rows padded to the last byte the limit allows: the request's Content-Length (the file plus its
+    // multipart framing) is over the file limit, so the body goes to a temporary file before it is read.
+    const rows = (header: string, row: (i: number) => string) => {
+      const lines = Array.from({ length: 90 }, (_, i) => row(i));
+      const room = MAX_FILE - header.length - lines.join('\n').length - 1;
+      lines[0] = `${lines[0]}${' '.repeat(room)}`;
+      return `${header}${lines.join('\n')}\n`;
+    };
+    const leads = rows('email,title\n', (i) => `staged${i}@acme.test,Title ${i}`);
+    const companies = rows('company\n', (i) => `Staged Company ${i}`);
+    expect([Buffer.byteLength(leads), Buffer.byteLength(companies)]).toEqual([MAX_FILE, MAX_FILE]);
+    const before = await leadCount();
+    const imported = await sendRaw(service.url, upload(`/api/lists/${listId}/leads/import`, leads));
+    expect(imported?.status).toBe(201);
+    expect(JSON.parse(imported!.body)).toMatchObject({ created: 90, skipped: 0 });
+    expect(await leadCount()).toBe(before + 90);
+    const scraped = await sendRaw(service.url, upload('/api/scrape/jobs', companies, { name: 'staged' }));
+    expect(scraped?.status).toBe(201);
+    const [job] = await sql('select total_items::int as n from scrape_job where name = ?', ['staged']);
+    expect(job!.n).toBe(90);
+    await expectServing();
+  });
+
   it('a file over the limit → 413 on both upload routes, nothing stored', async () => {
     const big = leadCsv(1000);
     expect(big.length).toBeGreaterThan(MAX_FILE);
