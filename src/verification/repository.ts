@@ -282,8 +282,8 @@ export function toResultRow(r: StoredResult): ResultRow {
     directory: r.source === 'directory' && r.directoryResult != null ? { ifExistsResult: Number(r.directoryResult) } : null,
     smtpCode: r.smtpCode ?? null,
     enhancedCode: r.enhancedCode ?? null,
-    attempts: Number(r.attempts ?? 0),
-    checkedAt: r.checkedAt ? new Date(r.checkedAt) : null,
+    attempts: r.attempts ?? 0,
+    checkedAt: r.checkedAt ?? null,
   };
 }
 
