@@ -343,7 +343,10 @@ try {
       throw new Error(`wrong results: ${JSON.stringify(run.job)} ${JSON.stringify(reasons)}`);
     }
     ratioLine(name, count, run, name === 'flat' ? 0.8 : 0.6);
-    report.push(`            ${cpuLine(cpuBefore, cpuAfter, run.ended - run.started)}`);
+    report.push(
+      `            POST answered in ${((run.answered - run.started) / 1000).toFixed(2)} s, its first address asked ${(firstAskedMs(run) / 1000).toFixed(2)} s after the POST was sent`,
+      `            ${cpuLine(cpuBefore, cpuAfter, run.ended - run.started)}`,
+    );
     await completionLine('', run);
     if (name === 'flat') {
       const resolver = new Resolver();

@@ -81,7 +81,7 @@ function seededLocalPart(seed: string, domain: string): string {
 /**
  * Probes every address of one domain through the channels of its MX hosts, which carry the
  * addresses of every domain a host serves in the same sessions:
- * - the catch-all check (a random address, in a transaction of its own) is asked with the
+ * - the catch-all check (a random address, asked before any real address of its transaction) is asked with the
  *   addresses; once it is accepted, the domain's addresses still waiting are withdrawn;
  * - addresses answered with a 4xx are asked again after `greylistDelayMs`, `greylistAttempts`
  *   times in all;
@@ -181,7 +181,7 @@ export class DomainProbe {
       if (askCatchAll) {
         asks.push(
           channel
-            .ask(this.#catchAllAddress, { owner, isolated: true, ...(signal ? { signal } : {}) })
+            .ask(this.#catchAllAddress, { owner, probe: true, ...(signal ? { signal } : {}) })
             .then((answer) => {
               if (answer.kind === 'unusable') {
                 catchAllUnreached = true;

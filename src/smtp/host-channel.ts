@@ -174,7 +174,7 @@ export class HostChannel {
 
   ask(
     address: string,
-    options: { owner: string; isolated?: boolean; signal?: AbortSignal },
+    options: { owner: string; probe?: boolean; signal?: AbortSignal },
   ): Promise<RcptAnswer> {
     options.signal?.throwIfAborted();
     return new Promise<RcptAnswer>((resolve, reject) => {
@@ -231,7 +231,7 @@ export class HostChannel {
   /** A queue item for `address` that settles the caller's promise once, whoever answers it. */
   #item(
     address: string,
-    options: { owner: string; isolated?: boolean; signal?: AbortSignal },
+    options: { owner: string; probe?: boolean; signal?: AbortSignal },
     resolve: (answer: RcptAnswer) => void,
     reject: (reason: unknown) => void,
   ): Item {
@@ -248,7 +248,7 @@ export class HostChannel {
     const item: Item = {
       address,
       owner: options.owner,
-      isolated: options.isolated ?? false,
+      probe: options.probe ?? false,
       done: false,
       queued: false,
       resolve: (answer) => {
@@ -273,8 +273,8 @@ export class HostChannel {
    * Opens sessions while the pacing allows and another one is worth it: when the waiting addresses are more than
    * the open ones' transactions hold, or when they would finish sooner on one more session (session-plan.ts)
    * and a slot is free (taking one another host waits for would only move the wait there). Work means real
-   * addresses: a session asks the catch-all probes in a short transaction of their own before them, so a probe
-   * is no reason for another session (each costs a connection, a greeting and EHLO).
+   * addresses: a session asks the catch-all probes first in its transaction, before them, so a probe is no
+   * reason for another session (each costs a connection, a greeting and EHLO).
    */
   #pump(): void {
     for (;;) {
@@ -465,13 +465,30 @@ export class HostChannel {
     }
     let mailSent = !pipelining;
     const window = pipelining ? this.pacing.limits.window : 1;
-    while (tx.settled < tx.batch.length) {
-      const end = await this.#askWindow(tx, window, mailSent);
-      mailSent = true;
-      if (end) return end;
-    }
+    do {
+      while (tx.settled < tx.batch.length) {
+        const end = await this.#askWindow(tx, window, mailSent);
+        mailSent = true;
+        if (end) return end;
+      }
+    } while (this.#followProbes(tx));
     tx.budget.rejects += tx.rejects;
     return { drained: true };
+  }
+
+  /**
+   * A transaction of catch-all probes goes on with real addresses once the probes are answered: each verdict is
+   * in by then (a domain found catch-all has withdrawn its addresses), and a RSET and a second MAIL FROM would
+   * cost two round trips a session. The probes come first, so none of them is asked after a real address and
+   * no verdict rests on what the real ones did to the session. True when it took more.
+   */
+  #followProbes(tx: Transaction): boolean {
+    const room = this.#ctx.batchSize - tx.batch.length;
+    if (room <= 0 || !tx.batch.every((item) => item.probe) || this.#quarantined()) return false;
+    this.#pump();
+    const more = this.#queue.take(Math.min(room, shareOf(this.#queue.waiting, this.#sessions, this.#ctx.batchSize)));
+    tx.batch.push(...more);
+    return more.length > 0;
   }
 
   /** One window of RCPTs (with MAIL FROM when not sent yet); the session's end, or null when it goes on. */

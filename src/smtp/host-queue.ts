@@ -2,8 +2,8 @@
 export interface QueuedItem {
   address: string;
   owner: string;
-  /** The catch-all probe: a transaction of its own, so it cannot colour the real addresses. */
-  isolated: boolean;
+  /** The catch-all probe: asked before any real address of its transaction, which it may start. */
+  probe: boolean;
   /** Answered or abandoned: skipped wherever it still sits. */
   done: boolean;
   /** Waiting in the queue and counted in its totals. */
@@ -121,7 +121,7 @@ export class HostQueue<T extends QueuedItem> {
     if (!item.queued) return;
     item.queued = false;
     this.#waiting -= 1;
-    if (!item.isolated) this.#waitingAddresses -= 1;
+    if (!item.probe) this.#waitingAddresses -= 1;
     const queue = this.#owners.get(item.owner);
     if (queue && --queue.waiting === 0) {
       // Only done items are left in its lanes.
@@ -138,11 +138,11 @@ export class HostQueue<T extends QueuedItem> {
   take(size: number): T[] {
     const front = this.#order[0];
     if (front === undefined) return [];
-    const isolated = !this.#owners.get(front)!.probes.isEmpty;
+    const probing = !this.#owners.get(front)!.probes.isEmpty;
     const batch: T[] = [];
     for (const owner of [...this.#order]) {
       const queue = this.#owners.get(owner)!;
-      const lane = isolated ? queue.probes : queue.addresses;
+      const lane = probing ? queue.probes : queue.addresses;
       while (batch.length < size) {
         const item = lane.shift();
         if (!item) break;
@@ -196,13 +196,13 @@ export class HostQueue<T extends QueuedItem> {
       this.#owners.set(item.owner, queue);
       this.#order.push(item.owner);
     }
-    return item.isolated ? queue.probes : queue.addresses;
+    return item.probe ? queue.probes : queue.addresses;
   }
 
   #count(item: T): void {
     item.queued = true;
     this.#waiting += 1;
-    if (!item.isolated) this.#waitingAddresses += 1;
+    if (!item.probe) this.#waitingAddresses += 1;
     this.#owners.get(item.owner)!.waiting += 1;
   }
 }

@@ -121,6 +121,7 @@ describe('SmtpProber in the standard mail world', () => {
     await eventually(() => mx.stats.activeSessions, (n) => n === 0, { what: 'the session closed', timeoutMs: 15_000 });
     const sessions = mx.stats.log.slice(before.log).map((session) => ({
       tls: session.tls,
+      commands: session.commands,
       verbs: session.commands.map((line) => line.split(' ', 1)[0]?.toUpperCase()),
     }));
     for (const session of sessions) {
@@ -128,9 +129,16 @@ describe('SmtpProber in the standard mail world', () => {
       expect(session.verbs.slice(0, 3)).toEqual(['EHLO', 'STARTTLS', 'EHLO']);
       expect(session.verbs.at(-1)).toBe('QUIT');
     }
-    // The random address has its own transaction, reset before the real ones, in whichever session took it first.
-    const probing = sessions.filter((session) => session.verbs.slice(3, 7).join() === 'MAIL,RCPT,RSET,MAIL');
+    // The random address opens the transaction of whichever session took it, which goes on with real addresses
+    // once it is answered: no RSET and second MAIL FROM between them.
+    const real = new Set(emails.map((email) => `RCPT TO:<${email}>`));
+    const probing = sessions.filter((session) => session.commands.some((line) => line.startsWith('RCPT') && !real.has(line)));
     expect(probing).toHaveLength(1);
+    const { commands, verbs } = probing[0]!;
+    expect(verbs.slice(3, 5)).toEqual(['MAIL', 'RCPT']);
+    expect(real.has(commands[4]!)).toBe(false);
+    expect(real.has(commands[5]!)).toBe(true);
+    expect(verbs).not.toContain('RSET');
   });
 
   it('resumes the host’s last TLS session on its next connection', async () => {
@@ -288,6 +296,15 @@ describe('SmtpProber calls', () => {
     expect(seen.map((o) => o.email).sort()).toEqual([...emails].sort());
     expect(outcome.outcomes[3]?.flags.role).toBe(true);
     expect(outcome.outcomes[3]?.reason).toMatch(/; flags: role$/);
+  });
+
+  it('asks no real address of a domain whose random address was accepted, though its transaction could go on', async () => {
+    const mx = host(world, 'mx.catchall.test');
+    const before = mx.stats.rcpts.length;
+    const emails = Array.from({ length: 10 }, (_, k) => knownAddress('catchall.test', 50 + k));
+    const outcome = await prober.probeDomain('catchall.test', emails);
+    expect(outcome.outcomes.map((o) => o.result)).toEqual(Array(10).fill('Catch-All'));
+    expect(mx.stats.rcpts.length - before).toBe(1); // the random address alone
   });
 
   it('asks the server once for addresses that differ only in case', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostQueue, type QueuedItem } from '../../src/smtp/host-queue.ts';
 
-const item = (address: string, owner = 'job', isolated = false): QueuedItem => ({ address, owner, isolated, done: false, queued: false });
+const item = (address: string, owner = 'job', probe = false): QueuedItem => ({ address, owner, probe, done: false, queued: false });
 const addresses = (items: QueuedItem[]) => items.map((i) => i.address);
 
 describe('HostQueue', () => {
