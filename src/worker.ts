@@ -12,9 +12,9 @@ export const WORKFLOWS_PATH = path.join(import.meta.dirname, '../workflows/index
  * (up to 4 times when collections are quick). The SMTP stage's queued addresses live a second or two, long
  * enough to reach the old generation, so a long job leaves garbage there at a steady rate: with V8's choice a
  * 1,000,000-address job's heap swung between 200 and 700 MB and its process peaked at 1.12 GB; at 1.5 times it
- * holds 180–270 MB and peaks at 0.71 GB, at 2 % of the job's time (README, memory of the long job). A growth
- * factor, not a cap: a worker that does need more memory still gets it. Not a NODE_OPTIONS flag, so it is set
- * here, where every way of running the worker passes.
+ * holds 180–400 MB and peaks at 0.72 GB, the job no slower beyond its run-to-run swing (README, the long job's
+ * memory). A growth factor, not a cap: a worker that does need more memory still gets it. V8 refuses it in
+ * NODE_OPTIONS, so it is set here, where every way of running the worker passes.
  */
 const HEAP_GROWING_PERCENT = 50;
 
