@@ -70,7 +70,7 @@ export function DataTable<T>({
         <thead>
           <tr>
             {columns.map((column, i) => (
-              <th key={i} scope="col">
+              <th key={i} scope="col" class={column.numeric ? 'num' : undefined}>
                 {column.header}
               </th>
             ))}

@@ -5,7 +5,7 @@ import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
 import { applyCredits } from '../../src/accounts/credits.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
-import { checkLayout, openDashboardPage, watchConsole } from '../support/dashboard-ui.ts';
+import { CLEAN_LAYOUT, checkLayout, openDashboardPage, watchConsole } from '../support/dashboard-ui.ts';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import {
   type EnrichmentWorld,
@@ -144,7 +144,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.getByTestId('org-name').filter({ hasText: 'Dash Co' }).waitFor();
       expect(await page.getByTestId('balance').textContent()).toBe('0 credits');
-      await checkLayout(page, 'lists-empty');
+      expect(await checkLayout(page, 'lists-empty'), 'lists-empty').toEqual(CLEAN_LAYOUT);
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -173,7 +173,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.getByTestId('account-balance').filter({ hasText: '100 credits' }).waitFor();
       expect(await page.locator('table').textContent()).toContain('+100');
-      expect(await checkLayout(page, 'account')).toMatchObject({ phoneOverflow: 0, phoneClipped: [] });
+      expect(await checkLayout(page, 'account'), 'account').toEqual(CLEAN_LAYOUT);
     },
   );
 
@@ -222,7 +222,7 @@ describe('the dashboard, one user from sign-up on', () => {
       expect(await report.textContent()).toMatch(/Row 5: networkUrl: must be a profile URL/);
       await page.getByRole('heading', { name: /3 leads/ }).waitFor();
       expect(await page.locator('table.leads tbody tr').count()).toBe(3);
-      expect(await checkLayout(page, 'list')).toMatchObject({ phoneOverflow: 0, phoneClipped: [] });
+      expect(await checkLayout(page, 'list'), 'list').toEqual(CLEAN_LAYOUT);
 
       await page.getByLabel('Search').fill('lee');
       await page.getByLabel('Search').press('Enter');
@@ -272,7 +272,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByRole('link', { name: 'Verify emails' }).click();
       await page.getByLabel(/Mail server check, then pay to fill the gaps/).check();
       expect(await page.getByText('Provider only ($0.0005 per email)').count()).toBe(1);
-      await checkLayout(page, 'verification-start');
+      expect(await checkLayout(page, 'verification-start'), 'verification-start').toEqual(CLEAN_LAYOUT);
       await page.getByRole('button', { name: 'Start verification' }).click();
 
       const decision = page.getByTestId('decision');
@@ -282,7 +282,7 @@ describe('the dashboard, one user from sign-up on', () => {
       expect(await decision.locator('.price').allTextContents()).toEqual(['free', '$0.0005']);
       expect(await decision.getByRole('button', { name: /unknown|all 1 gaps/ }).count()).toBe(0);
       expect(await page.getByTestId('coverage').textContent()).toContain('66.67%');
-      await checkLayout(page, 'verification-decision');
+      expect(await checkLayout(page, 'verification-decision'), 'verification-decision').toEqual(CLEAN_LAYOUT);
       await decision.getByRole('button', { name: /Verify the 1 catch-all/ }).click();
       await decision.getByRole('button', { name: 'Confirm and pay $0.0005' }).click();
 
@@ -305,7 +305,7 @@ describe('the dashboard, one user from sign-up on', () => {
       const transcript = await page.getByTestId('transcript').textContent();
       expect(transcript).toContain('RCPT TO:');
       expect(transcript).not.toContain('DATA');
-      expect(await checkLayout(page, 'verification-results')).toMatchObject({ phoneOverflow: 0, phoneClipped: [] });
+      expect(await checkLayout(page, 'verification-results'), 'verification-results').toEqual(CLEAN_LAYOUT);
 
       const href = await page.getByTestId('downloads').getByRole('link', { name: 'All', exact: true }).getAttribute('href');
       const csv = await (await context.request.get(`${app!.url}${href}`)).text();
@@ -426,7 +426,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await egress.getByRole('button', { name: 'Refresh' }).focus();
       await page.keyboard.press('Enter');
       await egress.getByText(/No worker runs in the process that answered/).waitFor();
-      expect(await checkLayout(page, 'settings')).toMatchObject({ phoneOverflow: 0, phoneClipped: [] });
+      expect(await checkLayout(page, 'settings'), 'settings').toEqual(CLEAN_LAYOUT);
     },
   );
 
@@ -444,7 +444,7 @@ describe('the dashboard, one user from sign-up on', () => {
         const sample = await page.getByRole('link', { name: `Sample ${kind}.csv` }).getAttribute('href');
         expect((await context.request.get(`${app!.url}${sample}`)).status()).toBe(200);
       }
-      await checkLayout(page, 'scrape-start');
+      expect(await checkLayout(page, 'scrape-start'), 'scrape-start').toEqual(CLEAN_LAYOUT);
       // Refused: a header the service cannot read.
       await page.getByLabel('CSV file').setInputFiles({
         name: 'junk.csv',
@@ -462,7 +462,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByRole('heading', { name: 'Dash targets' }).waitFor();
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByTestId('scrape-status').filter({ hasText: 'paused' }).waitFor();
-      expect(await checkLayout(page, 'scrape-paused')).toMatchObject({ phoneOverflow: 0, phoneClipped: [] });
+      expect(await checkLayout(page, 'scrape-paused'), 'scrape-paused').toEqual(CLEAN_LAYOUT);
       serper.setMode({ kind: 'normal' });
       await page.getByRole('button', { name: 'Resume' }).click();
       await page.getByTestId('scrape-status').filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
@@ -525,7 +525,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 12 credits for 3 leads' }).waitFor();
       await bulk.getByLabel(/Personal email/).uncheck();
       await page.getByTestId('bulk-estimate').filter({ hasText: 'At most 9 credits for 3 leads' }).waitFor();
-      expect((await checkLayout(page, 'enrichment')).phoneOverflow).toBe(0);
+      expect(await checkLayout(page, 'enrichment'), 'enrichment').toEqual(CLEAN_LAYOUT);
       await bulk.getByRole('button', { name: 'Start enrichment' }).click();
       expect(await bulk.getByTestId('confirm-spend').textContent()).toContain('At most 9 credits to enrich 3 leads');
       await bulk.getByRole('button', { name: 'Confirm and pay At most 9 credits' }).click();
@@ -570,7 +570,7 @@ describe('the dashboard, one user from sign-up on', () => {
       await scrape.getByRole('button', { name: 'Retry' }).click();
       await page.getByText('The delivery is sent again.').waitFor();
       await eventually(() => receiver!.to('/hooks').length, (n) => n > before, { what: 'the delivery sent again', timeoutMs: 30_000 });
-      await checkLayout(page, 'webhooks');
+      expect(await checkLayout(page, 'webhooks'), 'webhooks').toEqual(CLEAN_LAYOUT);
       expect(consoleProblems).toEqual([]);
     },
   );
@@ -608,7 +608,7 @@ describe('a verification job with a warning', () => {
       await warning.waitFor();
       expect(await warning.getAttribute('role')).toBe('alert');
       expect(await warning.textContent()).toMatch(/resolver/i);
-      await checkLayout(warned, 'verification-warning');
+      expect(await checkLayout(warned, 'verification-warning'), 'verification-warning').toEqual(CLEAN_LAYOUT);
     } finally {
       await own.close();
       await served.close();
@@ -662,7 +662,7 @@ describe('catch-all scores', () => {
         expect(await fill.getByRole('button').count()).toBe(0);
         await fill.getByLabel('Fill catch-alls scored 0 to').selectOption('5');
         expect(await fill.getByRole('button').textContent()).toBe('Fill the 4 catch-alls scored 0–5: $0.002');
-        expect((await checkLayout(scored, 'verification-score-bands')).phoneOverflow).toBe(0);
+        expect(await checkLayout(scored, 'verification-score-bands'), 'verification-score-bands').toEqual(CLEAN_LAYOUT);
         await fill.getByRole('button').click();
         await fill.getByRole('button', { name: 'Confirm and pay $0.002' }).click();
         await scored.getByTestId('stage').filter({ hasText: 'Completed' }).waitFor({ timeout: 120_000 });
@@ -710,7 +710,7 @@ describe('catch-all scores', () => {
         await scored.getByRole('form', { name: 'Import send outcomes' }).getByLabel('CSV file').setInputFiles({ name: 'x.csv', mimeType: 'text/csv', buffer: Buffer.from('name\nAnn\n') });
         await scored.getByRole('button', { name: 'Import send outcomes' }).click();
         expect(await scored.getByRole('alert').first().textContent()).toMatch(/email and outcome/);
-        expect((await checkLayout(scored, 'verification-calibration')).phoneOverflow).toBe(0);
+        expect(await checkLayout(scored, 'verification-calibration'), 'verification-calibration').toEqual(CLEAN_LAYOUT);
         expect(problems).toEqual([]);
       } finally {
         await own.close();

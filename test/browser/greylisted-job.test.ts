@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../scripts/build-dashboard.ts';
 import { launchChromium } from '../support/browser.ts';
-import { checkLayout, openDashboardPage } from '../support/dashboard-ui.ts';
+import { CLEAN_LAYOUT, checkLayout, openDashboardPage } from '../support/dashboard-ui.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { type MailWorld, mailWorldEnv, startMailWorld } from '../support/mail-world/index.ts';
 import { type ServedApp, serveApp } from '../support/served-app.ts';
@@ -82,7 +82,7 @@ describe('a greylisted verification job', () => {
       .poll(() => notice.locator('p').first().textContent())
       .toBe(`2 addresses wait for their mail servers (greylisting); next try at ${at}.`);
     expect(await notice.locator('time').getAttribute('datetime')).toBe(job.nextRetryAt);
-    expect(await checkLayout(page, 'verification-greylisted')).toMatchObject({ phoneOverflow: 0, phoneClipped: [] });
+    expect(await checkLayout(page, 'verification-greylisted'), 'verification-greylisted').toEqual(CLEAN_LAYOUT);
 
     // The first press asks; only the second finishes.
     await notice.getByRole('button', { name: 'Finish now — mark them Unknown' }).click();

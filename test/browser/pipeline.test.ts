@@ -7,7 +7,7 @@ import { applyCredits } from '../../src/accounts/credits.ts';
 import { listen } from '../../src/http/server.ts';
 import { createSearchProvider } from '../../src/providers/search/index.ts';
 import { launchChromium } from '../support/browser.ts';
-import { checkLayout, openDashboardPage } from '../support/dashboard-ui.ts';
+import { CLEAN_LAYOUT, checkLayout, openDashboardPage } from '../support/dashboard-ui.ts';
 import { type EnrichmentWorld, MAIL, startEnrichmentWorld, withFastProviders } from '../support/enrichment/world.ts';
 import { eventually } from '../support/eventually.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -65,10 +65,7 @@ afterAll(async () => {
 });
 
 const go = (hash: string) => page.goto(`${origin}/${hash}`);
-const layout = async (name: string, p: Page = page) => {
-  const check = await checkLayout(p, `pipeline-${name}`);
-  expect(check, name).toEqual({ phoneOverflow: 0, wideTables: [], phoneClipped: [] });
-};
+const layout = async (name: string, p: Page = page) => expect(await checkLayout(p, `pipeline-${name}`), name).toEqual(CLEAN_LAYOUT);
 /** The page's title, set once its heading is there. */
 const titled = (title: string) => eventually(() => page.title(), (text) => text === title, { what: `the title "${title}"` });
 const apiGet = async (path: string, ctx: BrowserContext = context) => (await ctx.request.get(`${origin}${path}`)).json();

@@ -17,7 +17,7 @@ export function watchConsole(page: Page): string[] {
   return problems;
 }
 
-/** What a screen's layout check measured: how far the page scrolls sideways at 390 px, and tables wider than their box at 1280 px. */
+/** What a screen's layout check measured: how far the page scrolls sideways at 390 px, tables wider than their box and headers out of line at 1280 px. */
 export interface LayoutCheck {
   phoneOverflow: number;
   /** `testid or index: table width > box width` for each table that would need its own scroll bar on a desktop. */
@@ -28,11 +28,16 @@ export interface LayoutCheck {
    * still scrolls inside its box.
    */
   phoneClipped: string[];
+  /** `testid or index: header` for each column header at 1280 px aligned otherwise than its column's first cell. */
+  misalignedHeaders: string[];
 }
+
+/** A screen with nothing to report: what every browser test expects of `checkLayout`. */
+export const CLEAN_LAYOUT: LayoutCheck = { phoneOverflow: 0, wideTables: [], phoneClipped: [], misalignedHeaders: [] };
 
 /**
  * The layout assertions of a screen, with its screenshots: at 1280 px every table fits its box (element widths,
- * not pixels of a screenshot); at 390 px the page does not scroll sideways and hides no menu link or table column.
+ * not pixels of a screenshot) and each column's header is aligned like its cells; at 390 px the page does not scroll sideways and hides no menu link or table column.
  */
 export async function checkLayout(page: Page, name: string): Promise<LayoutCheck> {
   await mkdir(SCREENSHOTS_DIR, { recursive: true });
@@ -49,6 +54,16 @@ export async function checkLayout(page: Page, name: string): Promise<LayoutCheck
         const box = wrap.clientWidth;
         return inner > box + 1 ? [(table.dataset.testid || 'table ' + (i + 1)) + ': ' + Math.round(inner) + ' > ' + box] : [];
       })`);
+    // Numbers sit right, words left: a header over a column of numbers is aligned like them (start = left here).
+    const misalignedHeaders = await page.evaluate<string[]>(`
+      [...document.querySelectorAll('.table-wrap table')].flatMap((table, t) => {
+        const heads = [...table.querySelectorAll('thead tr:first-child th')];
+        const cells = [...(table.querySelector('tbody tr')?.children ?? [])];
+        if (table.offsetParent === null || cells.length !== heads.length) return [];
+        const side = (el) => ({ start: 'left', end: 'right' })[getComputedStyle(el).textAlign] ?? getComputedStyle(el).textAlign;
+        return heads.flatMap((th, i) =>
+          side(th) === side(cells[i]) ? [] : [(table.dataset.testid || 'table ' + (t + 1)) + ': ' + th.textContent]);
+      })`);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}-390.png`), fullPage: true });
     const phoneOverflow = await page.evaluate<number>('document.scrollingElement.scrollWidth - window.innerWidth');
@@ -61,7 +76,7 @@ export async function checkLayout(page: Page, name: string): Promise<LayoutCheck
           ? [(wrap.querySelector('table')?.dataset.testid || 'table ' + (i + 1)) + ': ' + wrap.scrollWidth + ' > ' + wrap.clientWidth]
           : []),
     ]`);
-    return { phoneOverflow: Math.max(0, phoneOverflow), wideTables, phoneClipped };
+    return { phoneOverflow: Math.max(0, phoneOverflow), wideTables, phoneClipped, misalignedHeaders };
   } finally {
     await page.setViewportSize(desktop);
   }
