@@ -442,9 +442,7 @@ export class HostChannel {
       this.#moveAway([]);
       return { drained: false, reason: 'egress quarantined' };
     }
-    // What this session learnt so far (its opening, the replies) may make another one worth it before it takes its share.
-    this.#pump();
-    const batch = this.#queue.take(shareOf(this.#queue.waiting, this.#sessions, this.#ctx.batchSize));
+    const batch = this.#takeShare(this.#ctx.batchSize);
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
     const tx: Transaction = { session, batch, settled: 0, rejects: 0, budget, onAnswer };
     try {
@@ -485,10 +483,16 @@ export class HostChannel {
   #followProbes(tx: Transaction): boolean {
     const room = this.#ctx.batchSize - tx.batch.length;
     if (room <= 0 || !tx.batch.every((item) => item.probe) || this.#quarantined()) return false;
-    this.#pump();
-    const more = this.#queue.take(Math.min(room, shareOf(this.#queue.waiting, this.#sessions, this.#ctx.batchSize)));
+    const more = this.#takeShare(room);
     tx.batch.push(...more);
     return more.length > 0;
+  }
+
+  /** This session's share of the waiting items, at most `most`. */
+  #takeShare(most: number): Item[] {
+    // What this session learnt so far (its opening, the replies) may make another one worth it before it takes its share.
+    this.#pump();
+    return this.#queue.take(Math.min(most, shareOf(this.#queue.waiting, this.#sessions, this.#ctx.batchSize)));
   }
 
   /** One window of RCPTs (with MAIL FROM when not sent yet); the session's end, or null when it goes on. */
