@@ -31,15 +31,15 @@ export const VerificationResult = defineEntity({
       expression: `create index "verification_result_catch_all_score_index" on "verification_result" ("job_id", "catch_all_score") where "result" = 'Catch-All'`,
     },
   ],
-  // Live progress: PostgreSQL delivers identical notifications of one transaction once, so a batch of
-  // results wakes each stream once per commit, not once per row.
   triggers: [
+    // Live progress: one notification per statement and job (a row trigger ran once per result of a batch for a
+    // notification PostgreSQL delivers once per commit anyway); the function is in the migration that made it.
     {
       name: 'verification_result_notify',
       timing: 'after',
       events: ['update'],
-      forEach: 'row',
-      body: `perform pg_notify('job_events', 'verification:' || new.job_id); return null;`,
+      forEach: 'statement',
+      expression: `create trigger "verification_result_notify" after update on "verification_result" referencing new table as new_rows for each statement execute function "verification_result_notify_fn"()`,
     },
     // The domains' running counts (see VerificationDomain); the function is in the migration that made it.
     {
