@@ -264,23 +264,33 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
  * exist, `api_verifying` for api_only when pre-checks passed anything. Idempotent: a retry after the
  * move returns the stage already stored.
  */
+/**
+ * What decides the stage after SMTP, as far as the job's method needs it: the gaps (Unknown, Catch-All) from the
+ * domains' running counts, whether any address waits for the provider from the first one found. Neither reads
+ * every result of the job.
+ */
+async function smtpStageLeftovers(em: EntityManager, job: VerificationWork): Promise<{ pendingForApi: number; gaps: number }> {
+  const db = kysely(em);
+  if (job.method === 'api_only') {
+    const pending = await db.selectFrom('verification_result').select('id').where('job', '=', job.id).where('apiStatus', '=', 'pending').limit(1).execute();
+    return { pendingForApi: pending.length, gaps: 0 };
+  }
+  if (job.method === 'smtp_only') return { pendingForApi: 0, gaps: 0 };
+  const row = await db
+    .selectFrom('verification_domain')
+    .select((eb) => eb.cast<number>(eb.fn.coalesce(eb.fn.sum(eb('unknownCount', '+', eb.ref('catchAllCount'))), sql.lit(0)), 'integer').as('gaps'))
+    .where('job', '=', job.id)
+    .executeTakeFirst();
+  return { pendingForApi: 0, gaps: Number(row?.gaps ?? 0) };
+}
+
 export async function finishSmtpStage(em: EntityManager, jobId: string): Promise<VerificationStage> {
   return em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
     if (job.stage !== 'smtp_verifying') return job.stage;
     await settleDeferred(tx, jobId);
     const db = kysely(tx);
-    const row = await db
-      .selectFrom('verification_result')
-      .select((eb) => [
-        eb.cast<number>(eb.fn.countAll().filterWhere('apiStatus', '=', 'pending'), 'integer').as('pending'),
-        eb.cast<number>(eb.fn.countAll().filterWhere('result', 'in', ['Unknown', 'Catch-All']), 'integer').as('gaps'),
-      ])
-      .where('job', '=', jobId)
-      .executeTakeFirst();
-    const pending = Number(row?.pending ?? 0);
-    const gaps = Number(row?.gaps ?? 0);
-    const next = stageAfterSmtp(job.method, { pendingForApi: pending, gaps });
+    const next = stageAfterSmtp(job.method, await smtpStageLeftovers(tx, job));
     // Last statement before the commit: the stamps are (within microseconds) the commit time of
     // the state they describe, not the time the transaction began.
     await db

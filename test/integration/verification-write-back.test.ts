@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- EXPLAIN output is walked as plain JSON */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { STORE_SMTP_BATCH_SQL, type SmtpOutcomeRow, writeSmtpOutcomes } from '../../src/verification/repository-work.ts';
@@ -8,6 +10,7 @@ import { adminDatabase, createScratchDatabase } from '../support/scratch.ts';
 
 // A database of its own: the large table and its stale statistics must not slow the other files' tests.
 let orm: Orm;
+let url: string;
 let drop: () => Promise<void>;
 const OTHER_LEADS = 200_000;
 const JOB_LEADS = 10_000;
@@ -23,6 +26,7 @@ beforeAll(async () => {
   const admin = await adminDatabase();
   const db = await createScratchDatabase(admin.url, 'le_write_back');
   drop = db.drop;
+  url = db.url;
   orm = await initOrm(db.url, { pool: { max: 2 } });
   // Statistics taken on empty tables and never refreshed: the planner believes both are tiny.
   for (const table of ['lead', 'verification_result'])
@@ -128,5 +132,24 @@ describe('writing a job’s results onto its leads as they are stored', () => {
       [otherList],
     );
     expect(others).toEqual({ n: 0 });
+  });
+
+  it('wakes live progress once per statement that stores results, and not for one that stores none', async () => {
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    try {
+      await listener.query('listen job_events');
+      await sql(`update verification_result set reason = reason || '' where id in (select id from verification_result where job_id = ? limit 3)`, [jobId]);
+      // Every address is stored by now (the test above): the batch's statement changes no row.
+      const [first] = await batches(250);
+      expect(await writeSmtpOutcomes(orm.em.fork(), jobId, first!)).toBe(0);
+      await sql(`select pg_notify('job_events', 'end')`);
+      for (let i = 0; i < 100 && !heard.includes('end'); i++) await sleep(20);
+      expect(heard).toEqual([`verification:${jobId}`, 'end']);
+    } finally {
+      await listener.end();
+    }
   });
 });
