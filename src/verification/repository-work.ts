@@ -258,12 +258,6 @@ export async function updateDomains(em: EntityManager, jobId: string, verdicts: 
   await runSql(em, UPDATE_DOMAINS_SQL, [JSON.stringify(payload), jobId]);
 }
 
-
-/**
- * Ends the SMTP stage: `completed` for smtp_only, `awaiting_decision` for smtp_api_fallback when gaps
- * exist, `api_verifying` for api_only when pre-checks passed anything. Idempotent: a retry after the
- * move returns the stage already stored.
- */
 /**
  * What decides the stage after SMTP, as far as the job's method needs it: the gaps (Unknown, Catch-All) from the
  * domains' running counts, whether any address waits for the provider from the first one found. Neither reads
@@ -284,6 +278,11 @@ async function smtpStageLeftovers(em: EntityManager, job: VerificationWork): Pro
   return { pendingForApi: 0, gaps: Number(row?.gaps ?? 0) };
 }
 
+/**
+ * Ends the SMTP stage: `completed` for smtp_only, `awaiting_decision` for smtp_api_fallback when gaps
+ * exist, `api_verifying` for api_only when pre-checks passed anything. Idempotent: a retry after the
+ * move returns the stage already stored.
+ */
 export async function finishSmtpStage(em: EntityManager, jobId: string): Promise<VerificationStage> {
   return em.transactional(async (tx) => {
     const job = await loadVerificationWork(tx, jobId, true);
