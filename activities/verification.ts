@@ -28,6 +28,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 export interface SmtpPlan {
   domainCount: number;
+  /** More domains than `domainCount` are to come: the job's count was not finished (absent in older histories). */
+  counting?: boolean;
   writtenSeq: number;
   sliceSize: number;
   window: number;
@@ -57,13 +59,14 @@ export function verificationActivities(deps: ActivityDeps) {
       const em = orm.em.fork();
       const { listId } = await loadVerificationWork(em, jobId);
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
-      const { domainCount, writtenSeq, totalEmails } = await smtpStageExtent(em, jobId);
+      const { domainCount, counting, writtenSeq, totalEmails } = await smtpStageExtent(em, jobId);
+      // While the job is still counted, its total so far (the first range's) is the bound the list is judged by.
       if (await analyzeLeadsIfMisjudged(em, listId, totalEmails)) log.info('lead table analyzed: the planner did not know the job’s list');
-      return { domainCount, writtenSeq, sliceSize, window: 8 };
+      return { domainCount, counting, writtenSeq, sliceSize, window: 8 };
     },
 
-    /** The job's next range of addresses (repository-snapshot.ts); returns the last domain seq now written. */
-    async writeSnapshotRange({ jobId }: { jobId: string }): Promise<{ writtenSeq: number }> {
+    /** The job's next range of addresses (repository-snapshot.ts); returns the last domain seq now written and how many the job has. */
+    async writeSnapshotRange({ jobId }: { jobId: string }): Promise<{ writtenSeq: number; domainCount: number }> {
       return writeNextSnapshotRange(orm.em.fork(), jobId);
     },
 

@@ -252,15 +252,19 @@ async function runSmtpStage(
   const { jobId, method } = input;
   const plan = await db().planSmtpStage({ jobId });
   let writtenSeq = patched('snapshot-ranges') ? plan.writtenSeq : plan.domainCount;
+  // Until the job's count is finished, more domains than counted may follow; the next range's answer says how many.
+  let domainCount = plan.counting ? Number.MAX_SAFE_INTEGER : plan.domainCount;
   const running = new Map<string, Promise<string>>();
   const slices = () => running.size - (running.has('snapshot') ? 1 : 0);
   let nextSeq = firstSeq;
   for (;;) {
-    if (writtenSeq < plan.domainCount && !running.has('snapshot') && !runIsFull(budget)) {
+    if (writtenSeq < domainCount && !running.has('snapshot') && !runIsFull(budget)) {
       running.set(
         'snapshot',
         dbTasks.writeSnapshotRange({ jobId }).then((written) => {
           writtenSeq = written.writtenSeq;
+          // Absent in histories recorded before the count was finished after creation.
+          domainCount = written.domainCount ?? domainCount;
           return 'snapshot';
         }),
       );
@@ -277,7 +281,7 @@ async function runSmtpStage(
     if (running.size === 0) break;
     running.delete(await Promise.race(running.values()));
   }
-  return nextSeq <= plan.domainCount ? nextSeq : null;
+  return nextSeq <= domainCount ? nextSeq : null;
 }
 
 /** Waits before the later directory passes over addresses that got no verdict (throttling, errors). */

@@ -50,21 +50,30 @@ export async function loadVerificationWork(em: EntityManager, jobId: string, loc
 }
 
 /**
- * The SMTP stage's extent: how many domains and addresses the job has, and the last domain whose addresses are
- * written (all, once the snapshot is).
+ * The SMTP stage's extent: how many domains and addresses the job has counted (`counting` while the domains after
+ * the first range are still to count), and the last domain whose addresses are written (all, once the snapshot is).
  */
-export async function smtpStageExtent(em: EntityManager, jobId: string): Promise<{ domainCount: number; writtenSeq: number; totalEmails: number }> {
+export async function smtpStageExtent(
+  em: EntityManager,
+  jobId: string,
+): Promise<{ domainCount: number; counting: boolean; writtenSeq: number; totalEmails: number }> {
   const row = await kysely(em)
     .selectFrom('verification_job as j')
     .select((eb) => [
       eb.selectFrom('verification_domain').select(sql<number>`count(*)::int`.as('n')).whereRef('job', '=', 'j.id').as('n'),
       'j.snapshotSeq',
+      'j.domainsCounted',
       'j.totalEmails',
     ])
     .where('j.id', '=', jobId)
     .executeTakeFirst();
   const domainCount = Number(row?.n ?? 0);
-  return { domainCount, writtenSeq: row?.snapshotSeq ?? domainCount, totalEmails: row?.totalEmails ?? 0 };
+  return {
+    domainCount,
+    counting: row?.domainsCounted === false,
+    writtenSeq: row?.snapshotSeq ?? domainCount,
+    totalEmails: row?.totalEmails ?? 0,
+  };
 }
 
 export interface WorkDomain {

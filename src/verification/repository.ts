@@ -11,7 +11,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
 import { type Database, kysely } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
-import { countJobDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
+import { countFirstDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
 import type { CatchAllBand, DomainStat, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
 import { runSql } from '../db/run-sql.ts';
 
@@ -25,9 +25,10 @@ const emptyCounts = (total: number): VerificationJobCounts => ({
 });
 
 /**
- * A new job in `smtp_verifying` with the list's distinct addresses counted by domain and the first range of them
- * written (repository-snapshot.ts; the workflow writes the rest while the first are probed). The list row is locked
- * first, so two concurrent creations for one list serialize and the second sees the first's job.
+ * A new job in `smtp_verifying` with the list's first domains counted and written (repository-snapshot.ts: about
+ * FIRST_RANGE_ADDRESSES addresses; the rest are counted once its workflow has started, `countJobDomains`, and
+ * written while the first are probed). The list row is locked first, so two concurrent creations for one list
+ * serialize and the second sees the first's job.
  */
 export async function createVerificationJob(
   em: EntityManager,
@@ -65,6 +66,7 @@ export async function createVerificationJob(
       verificationStage: 'smtp_verifying',
       totalEmails: 0,
       snapshotSeq: null,
+      domainsCounted: true,
       smtpCompletedAt: null,
       userDecision: null,
       catchAllMaxScore: null,
@@ -75,13 +77,14 @@ export async function createVerificationJob(
     });
     await tx.flush();
 
-    const total = await countJobDomains(tx, job.id, listId);
-    if (total === 0) {
+    const counted = await countFirstDomains(tx, job.id, listId);
+    if (counted.addresses === 0) {
       throw new ApiError('unprocessable', 'The list has no lead with an email address', { reason: 'no_emails' });
     }
     const first = await writeSnapshotRange(tx, job.id, listId, 0, FIRST_RANGE_ADDRESSES);
-    job.snapshotSeq = first.snapshotSeq;
-    job.totalEmails = total + first.drift;
+    job.snapshotSeq = first.all && counted.all ? null : first.toSeq;
+    job.domainsCounted = counted.all;
+    job.totalEmails = counted.addresses + first.drift;
     await tx.flush();
     // Nothing has been checked yet: the counts are zero by construction, whatever the worker does next.
     return { job, listName: list.name, counts: emptyCounts(job.totalEmails) };

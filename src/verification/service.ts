@@ -35,6 +35,7 @@ import { type JobView, liveView } from '../jobs/views.ts';
 import { decisionUpdate, finishDeferredUpdate, INVALID_STATE_FAILURE, verificationWorkflowType } from './messages.ts';
 import { invalidState, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
+import { countJobDomains } from './repository-snapshot.ts';
 import { normalizeEmail } from '../domain/email.ts';
 import { toJobDto, type VerificationJobDto } from './views.ts';
 import { getList } from '../db/repos/lists.ts';
@@ -57,6 +58,8 @@ export async function startVerificationJob(ctx: JobContext, input: { listId: str
     },
     () => deleteVerificationJob(ctx.em.fork(), job.id),
   );
+  // The workflow probes the first range meanwhile; the answer (as of the creation) waits for the list's whole count.
+  if (!job.domainsCounted) job.totalEmails = await countJobDomains(ctx.em.fork(), job.id);
   return toJobDto(created);
 }
 

@@ -3,16 +3,20 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { createVerificationJob } from '../../src/verification/repository.ts';
 import {
-  COUNT_DOMAINS_SQL,
+  COUNT_FIRST_DOMAINS_SQL,
+  COUNT_LATER_DOMAINS_SQL,
+  countJobDomains,
   DOMAIN_ORDER_ONLY_SQL,
   FIRST_RANGE_ADDRESSES,
+  FIRST_RANGE_END_SQL,
   WRITE_RANGE_SQL,
   writeNextSnapshotRange,
 } from '../../src/verification/repository-snapshot.ts';
 
 /**
- * A job's snapshot written in ranges of domains (repository-snapshot.ts): creation counts the list by domain and
- * writes the first range only; each next range doubles what is written; every address is written once, and a list
+ * A job's snapshot written in ranges of domains (repository-snapshot.ts): creation counts and writes the list's first
+ * domains in domain order only, the rest is counted after (by the creating request, or by the workflow's next range
+ * when that request died); each next range doubles what is written; every address is written once, and a list
  * changed in between is counted as written.
  */
 
@@ -57,19 +61,22 @@ async function resultCount(jobId: string) {
 }
 
 describe('the verification snapshot in ranges', () => {
-  it('writes the first range with the job, the rest range by range, each address once, recounting a changed list', async () => {
+  it('writes the first domains with the job, counts the rest after, writes range by range, each address once, recounting a changed list', async () => {
     const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
     const jobId = created.job.id;
-    expect(created.job.totalEmails).toBe(DOMAINS * PER_DOMAIN);
-    const firstDomains = FIRST_RANGE_ADDRESSES / PER_DOMAIN;
-    expect(created.job.snapshotSeq).toBe(firstDomains);
-    expect(await resultCount(jobId)).toBe(FIRST_RANGE_ADDRESSES);
-    const written = await rows(
-      `select distinct r.domain from verification_result r join verification_domain d on d.job_id = r.job_id and d.domain = r.domain
-       where r.job_id = ? and d.seq > ?`,
-      [jobId, firstDomains],
-    );
-    expect(written).toEqual([]);
+    // Every address is held twice: the first range's FIRST_RANGE_ADDRESSES index entries are half as many addresses.
+    const firstDomains = FIRST_RANGE_ADDRESSES / 2 / PER_DOMAIN;
+    expect(created.job).toMatchObject({ totalEmails: firstDomains * PER_DOMAIN, domainsCounted: false, snapshotSeq: firstDomains });
+    expect(await resultCount(jobId)).toBe(firstDomains * PER_DOMAIN);
+    const firstWritten = await rows(`select distinct domain from verification_result where job_id = ? order by domain`, [jobId]);
+    expect(firstWritten.map((r) => r.domain)).toEqual(Array.from({ length: firstDomains }, (_, k) => domainOf(k)));
+
+    await expect(countJobDomains(orm.em.fork(), jobId)).resolves.toBe(DOMAINS * PER_DOMAIN);
+    // Counted once: a second call (the request retried, or the workflow after it) counts nothing again.
+    await expect(countJobDomains(orm.em.fork(), jobId)).resolves.toBe(DOMAINS * PER_DOMAIN);
+    const [domains] = await rows(`select count(*)::int as n, count(distinct seq)::int as seqs, max(seq) as last from verification_domain where job_id = ?`, [jobId]);
+    expect(domains).toEqual({ n: DOMAINS, seqs: DOMAINS, last: DOMAINS });
+    expect(await resultCount(jobId)).toBe(firstDomains * PER_DOMAIN);
 
     // The list changes before the next range: one address gone, three new ones, all in unwritten domains.
     await rows(`delete from lead where list_id = ? and email_key = ?`, [listId, `p1@${domainOf(55)}`]);
@@ -79,7 +86,7 @@ describe('the verification snapshot in ranges', () => {
       [organizationId, listId, domainOf(58)],
     );
 
-    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: DOMAINS });
+    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: DOMAINS, domainCount: DOMAINS });
     const expected = DOMAINS * PER_DOMAIN - 1 + 3;
     expect(await resultCount(jobId)).toBe(expected);
     const [job] = await rows(`select snapshot_seq, total_emails from verification_job where id = ?`, [jobId]);
@@ -92,14 +99,50 @@ describe('the verification snapshot in ranges', () => {
     expect(mismatched).toEqual([]);
 
     // Once every range is in, another call (a retried activity) writes nothing.
-    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: DOMAINS });
+    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: DOMAINS, domainCount: DOMAINS });
     expect(await resultCount(jobId)).toBe(expected);
+    // Put back for the next tests.
+    await rows(`delete from lead where list_id = ? and email_key like 'late%'`, [listId]);
+    await rows(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at) values (gen_random_uuid(), ?, ?, ?, 'api', now(), now())`,
+      [organizationId, listId, `p1@${domainOf(55)}`],
+    );
+  });
+
+  it('counts the rest in the next range when the creating request died before it did', async () => {
+    await rows(`update verification_job set verification_stage = 'completed' where list_id = ?`, [listId]);
+    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
+    const jobId = created.job.id;
+    expect(created.job.domainsCounted).toBe(false);
+    // The domains counted only now are fewer than twice the first range's addresses: all of them written at once.
+    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: DOMAINS, domainCount: DOMAINS });
+    expect(await resultCount(jobId)).toBe(DOMAINS * PER_DOMAIN);
+    const [job] = await rows(`select total_emails, domains_counted from verification_job where id = ?`, [jobId]);
+    expect(job).toEqual({ total_emails: DOMAINS * PER_DOMAIN, domains_counted: true });
+    await expect(countJobDomains(orm.em.fork(), jobId)).resolves.toBe(DOMAINS * PER_DOMAIN);
+  });
+
+  it('counts a list of fewer addresses than the first range whole with the job', async () => {
+    const small = randomUUID();
+    await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'small', now(), now())`, [small, organizationId]);
+    // Leads without an address sort first in the domain index and count for nothing; one without a domain part is an address.
+    await rows(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+       select gen_random_uuid(), ?, ?, e, 'import', now(), now()
+       from unnest(array[null, null, 'no-domain', 'a@small.test', 'b@small.test', 'A@small.test', 'c@other.test']) e`,
+      [organizationId, small],
+    );
+    const created = await createVerificationJob(orm.em.fork(), organizationId, small, 'smtp_only');
+    expect(created.job).toMatchObject({ totalEmails: 4, domainsCounted: true, snapshotSeq: null });
+    const written = await rows(`select email from verification_result where job_id = ? order by email`, [created.job.id]);
+    expect(written.map((r) => r.email)).toEqual(['a@small.test', 'b@small.test', 'c@other.test', 'no-domain']);
   });
 
   it('doubles each range: 5,000 addresses with the job, then twice what is written', async () => {
     await rows(`update verification_job set verification_stage = 'completed' where list_id = ?`, [listId]);
     const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
     const jobId = created.job.id;
+    await countJobDomains(orm.em.fork(), jobId);
     // Domains counted at 1,000 addresses with 5 of them written: the next range holds about twice that, 10 domains.
     await rows(`update verification_domain set email_count = email_count * 10 where job_id = ?`, [jobId]);
     await rows(`update verification_job set snapshot_seq = 5 where id = ?`, [jobId]);
@@ -107,7 +150,7 @@ describe('the verification snapshot in ranges', () => {
       jobId,
       jobId,
     ]);
-    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: 15 });
+    await expect(writeNextSnapshotRange(orm.em.fork(), jobId)).resolves.toEqual({ writtenSeq: 15, domainCount: DOMAINS });
   });
 
   it('reads each domain of a range through the list-by-domain index', async () => {
@@ -129,12 +172,21 @@ describe('the verification snapshot in ranges', () => {
        from generate_series(1, 20000) n`,
       [organizationId, fresh],
     );
-    const plan = await orm.em.fork().transactional(async (tx) => {
+    const job = randomUUID();
+    const plans = await orm.em.fork().transactional(async (tx) => {
       await tx.execute(DOMAIN_ORDER_ONLY_SQL);
-      return tx.execute(`explain ${COUNT_DOMAINS_SQL}`, [randomUUID(), fresh]);
+      const explain = async (text: string, params: unknown[]) => (await tx.execute(`explain ${text}`, params)).map((r) => r['QUERY PLAN']).join('\n');
+      return [
+        await explain(FIRST_RANGE_END_SQL, [fresh, FIRST_RANGE_ADDRESSES]),
+        await explain(COUNT_FIRST_DOMAINS_SQL, [job, job, fresh, 'fresh150.snapshot.test']),
+        await explain(COUNT_LATER_DOMAINS_SQL, [job, job, fresh, job]),
+      ];
     });
-    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
-    expect(text).toMatch(/Index Only Scan using lead_list_id_email_domain_index/);
-    expect(text).not.toMatch(/Sort Key: \(CASE|HashAggregate|Bitmap Heap Scan on lead/);
+    for (const text of plans) {
+      expect(text).toMatch(/Index Only Scan using lead_list_id_email_domain_index/);
+      // The leads without an address are skipped by the index condition, not read and filtered.
+      expect(text).toMatch(/Index Cond: .*list_id = .*(ROW\(|> )/);
+      expect(text).not.toMatch(/Sort Key: \(CASE|HashAggregate|Bitmap Heap Scan on lead/);
+    }
   });
 });

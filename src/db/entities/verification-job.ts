@@ -35,6 +35,11 @@ export const VerificationJob = defineEntity({
      * whose addresses are in; null once every address is (and for every job of a smaller list).
      */
     snapshotSeq: p.integer().nullable(),
+    /**
+     * False from creation until the domains after the first range are counted (the creating request counts them
+     * after the workflow has started on the first range; the workflow does, if that request died first).
+     */
+    domainsCounted: p.boolean().default(true),
     smtpCompletedAt: p.datetime().nullable(),
     userDecision: p.enum(DECISIONS).nullable(),
     decisionMadeAt: p.datetime().nullable(),
