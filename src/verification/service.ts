@@ -33,7 +33,7 @@ import type { JobContext } from '../jobs/context.ts';
 import { startWorkflow } from '../jobs/start.ts';
 import { type JobView, liveView } from '../jobs/views.ts';
 import { decisionUpdate, finishDeferredUpdate, INVALID_STATE_FAILURE, verificationWorkflowType } from './messages.ts';
-import { invalidState, notFound } from '../errors.ts';
+import { invalidState, JobGoneError, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
 import { countJobDomains } from './repository-snapshot.ts';
 import { normalizeEmail } from '../domain/email.ts';
@@ -59,7 +59,12 @@ export async function startVerificationJob(ctx: JobContext, input: { listId: str
     () => deleteVerificationJob(ctx.em.fork(), job.id),
   );
   // The workflow probes the first range meanwhile; the answer (as of the creation) waits for the list's whole count.
-  if (!job.domainsCounted) job.totalEmails = await countJobDomains(ctx.em.fork(), job.id);
+  if (!job.domainsCounted) {
+    job.totalEmails = await countJobDomains(ctx.em.fork(), job.id).catch((error: unknown) => {
+      // The list was deleted meanwhile, and the job with it.
+      throw error instanceof JobGoneError ? notFound('List') : error;
+    });
+  }
   return toJobDto(created);
 }
 
