@@ -8,6 +8,7 @@ import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { ApiError } from '../errors.ts';
+import { parsingTurn } from './middleware/upload-slot.ts';
 
 export const isMultipart = (type: string | undefined) => type?.toLowerCase().startsWith('multipart/form-data') ?? false;
 
@@ -34,8 +35,8 @@ interface MultipartOptions<T, F> {
 
 /**
  * Streams a multipart body: text fields are collected, the one file field is handed to `consume` as it
- * arrives (or, when the body may be over the limit, once received whole into a temporary file) and is never
- * buffered whole in memory. Over `maxFileBytes` the stream errors with 413; a body without the
+ * arrives (or, when the body may be over the limit, once received whole into a temporary file), in its parsing turn
+ * (`parsingTurn`), and is never buffered whole in memory. Over `maxFileBytes` the stream errors with 413; a body without the
  * file field is a 400, and so is one cut short (a truncated body or a client that went away). Answers what
  * `consume` answers.
  */
@@ -92,9 +93,8 @@ export async function streamMultipart<T, F = Record<string, string>>(req: Reques
       stream.on('error', (err) => limited.destroy(err));
       stream.pipe(limited);
       const fileName = info.filename ?? 'upload.csv';
-      consumed = staged
-        ? consumeStaged(limited, (file) => opts.consume({ fileName, stream: file, fieldsBefore: { ...fields }, fields: allFields }))
-        : opts.consume({ fileName, stream: limited, fieldsBefore: { ...fields }, fields: allFields });
+      const consume = (file: Readable) => inTurn(req.signal, () => opts.consume({ fileName, stream: file, fieldsBefore: { ...fields }, fields: allFields }));
+      consumed = staged ? consumeStaged(limited, consume) : consume(limited);
       consumed.catch(drain);
     });
     parser.on('error', (err: unknown) =>
@@ -120,6 +120,16 @@ export async function streamMultipart<T, F = Record<string, string>>(req: Reques
   await read;
   if (!consumed) throw missingFile(opts.fileField);
   return consumed;
+}
+
+/** `consume` once the upload's parsing turn comes (a file read as it arrives waits unread meanwhile). */
+async function inTurn<T>(signal: AbortSignal, consume: () => Promise<T>): Promise<T> {
+  const release = await parsingTurn(signal);
+  try {
+    return await consume();
+  } finally {
+    release();
+  }
 }
 
 /** `upload` written whole to a file of its own (only this process may read it), then consumed from there; the file is removed after. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { streamMultipart } from '../../src/http/multipart.ts';
+import { PARSING_AT_ONCE, parsingTurn } from '../../src/http/middleware/upload-slot.ts';
 
 const LIMIT = 1_000;
 
@@ -53,5 +54,21 @@ describe('streamMultipart', () => {
     expect(await run(within, false)).toEqual({ read: within, error: null });
     // A body within the limit: read as it arrives.
     expect(await run('z'.repeat(100), true)).toEqual({ read: 'z'.repeat(100), error: null });
+  });
+
+  it('refuses a file over the limit while every parsing turn is taken; one within waits for a turn', async () => {
+    const never = new AbortController().signal;
+    const held = await Promise.all(Array.from({ length: PARSING_AT_ONCE }, () => parsingTurn(never)));
+    try {
+      expect(await run('x'.repeat(LIMIT + 1), true)).toEqual({ read: null, error: 'payload_too_large' });
+      let settled = false;
+      const within = run('y'.repeat(LIMIT), true).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(settled).toBe(false);
+      held.shift()!();
+      expect(await within).toEqual({ read: 'y'.repeat(LIMIT), error: null });
+    } finally {
+      for (const release of held) release();
+    }
   });
 });
