@@ -115,8 +115,11 @@ export async function countFirstDomains(em: EntityManager, jobId: string, listId
   return { addresses: rows.reduce((sum, r) => sum + Number(r.email_count), 0), all: Number(end!.entries) < FIRST_RANGE_ADDRESSES };
 }
 
-/** The job's domains not counted at creation, counted (inside the caller's transaction, the job's row locked). */
-async function countLaterDomains(tx: EntityManager, jobId: string, listId: string): Promise<void> {
+/**
+ * The job's domains not counted at creation, counted (inside the caller's transaction, the job's row locked); returns
+ * how many addresses that added.
+ */
+async function countLaterDomains(tx: EntityManager, jobId: string, listId: string): Promise<number> {
   await runSql(tx, DOMAIN_ORDER_ONLY_SQL);
   const rows = await runSql(tx, COUNT_LATER_DOMAINS_SQL, [jobId, jobId, listId, jobId]);
   const addresses = rows.reduce((sum, r) => sum + Number(r.email_count), 0);
@@ -125,6 +128,7 @@ async function countLaterDomains(tx: EntityManager, jobId: string, listId: strin
     .set((eb) => ({ domainsCounted: true, totalEmails: eb('totalEmails', '+', addresses) }))
     .where('id', '=', jobId)
     .execute();
+  return addresses;
 }
 
 /**
@@ -150,8 +154,7 @@ export async function countJobDomains(em: EntityManager, jobId: string): Promise
   return em.transactional(async (tx) => {
     const job = await lockSnapshot(tx, jobId);
     if (job.domainsCounted) return job.totalEmails;
-    await countLaterDomains(tx, jobId, job.list);
-    return (await lockSnapshot(tx, jobId)).totalEmails;
+    return job.totalEmails + (await countLaterDomains(tx, jobId, job.list));
   });
 }
 
@@ -201,6 +204,13 @@ export async function writeNextSnapshotRange(em: EntityManager, jobId: string): 
   return em.transactional(async (tx) => {
     const job = await lockSnapshot(tx, jobId);
     if (!job.domainsCounted) await countLaterDomains(tx, jobId, job.list);
+    // A statement of its own after the lock: a count in the locking statement would see the job's domains as they
+    // were before a count it waited for (only the locked row itself is read again after the wait).
+    const { n: domainCount } = await kysely(tx)
+      .selectFrom('verification_domain')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('job', '=', jobId)
+      .executeTakeFirstOrThrow();
     let writtenSeq: number | null = null;
     if (job.snapshotSeq !== null) {
       const range = await writeSnapshotRange(tx, jobId, job.list, job.snapshotSeq, FIRST_RANGE_ADDRESSES);
@@ -211,12 +221,6 @@ export async function writeNextSnapshotRange(em: EntityManager, jobId: string): 
         .where('id', '=', jobId)
         .execute();
     }
-    const row = await kysely(tx)
-      .selectFrom('verification_domain')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('job', '=', jobId)
-      .executeTakeFirstOrThrow();
-    const domainCount = Number(row.n);
     return { writtenSeq: writtenSeq ?? domainCount, domainCount };
   });
 }

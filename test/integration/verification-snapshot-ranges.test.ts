@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
+import { eventually } from '../support/eventually.ts';
 import { createVerificationJob } from '../../src/verification/repository.ts';
 import {
   COUNT_FIRST_DOMAINS_SQL,
@@ -120,6 +121,26 @@ describe('the verification snapshot in ranges', () => {
     const [job] = await rows(`select total_emails, domains_counted from verification_job where id = ?`, [jobId]);
     expect(job).toEqual({ total_emails: DOMAINS * PER_DOMAIN, domains_counted: true });
     await expect(countJobDomains(orm.em.fork(), jobId)).resolves.toBe(DOMAINS * PER_DOMAIN);
+  });
+
+  it('writes the next range after the count it waited for, knowing every domain that count added', async () => {
+    await rows(`update verification_job set verification_stage = 'completed' where list_id = ?`, [listId]);
+    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
+    const jobId = created.job.id;
+    let next: ReturnType<typeof writeNextSnapshotRange> | undefined;
+    // The creating request's count holds the job row while the workflow's next range asks for it.
+    await orm.em.fork().transactional(async (tx) => {
+      await tx.execute(`select 1 from verification_job where id = ? for no key update`, [jobId]);
+      next = writeNextSnapshotRange(orm.em.fork(), jobId);
+      await eventually(
+        async () => (await rows(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`))[0]!.n,
+        (waiting) => waiting === 1,
+        { what: 'the next range waiting for the job row' },
+      );
+      await countJobDomains(tx, jobId);
+    });
+    await expect(next!).resolves.toEqual({ writtenSeq: DOMAINS, domainCount: DOMAINS });
+    expect(await resultCount(jobId)).toBe(DOMAINS * PER_DOMAIN);
   });
 
   it('counts a list of fewer addresses than the first range whole with the job', async () => {
