@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are asserted field by field */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/agent.ts';
 import type { Harness } from '../support/harness.ts';
@@ -184,6 +185,46 @@ describe('POST /api/verification/jobs', () => {
     // Once the job is over, the list may be verified again.
     const again = await startJob(agent, listId, 'smtp_only');
     await waitForJob(agent, again.id, inStage('completed'));
+  });
+  it('answers 404 List when the list is deleted while the POST counts the domains after its first range', async () => {
+    const { agent, organizationId } = await h.signup();
+    const locker = new pg.Client({ connectionString: h.config.DATABASE_URL });
+    await locker.connect();
+    try {
+      // The POST counts the domains after its first 5,000 addresses once the workflow has started, under the job's
+      // row lock. A second connection takes that lock as soon as the job is committed; if the count has not run yet
+      // (else it tries again with a new list: the workflow's start was quicker than its polling), it deletes the
+      // list, and the job with it, and commits while the count waits.
+      for (let attempt = 1; ; attempt++) {
+        const listId = (await agent.post('/api/lists', { name: `Deleted ${attempt}` })).body.id as string;
+        await h.sql(
+          `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+           select gen_random_uuid(), ?, ?, 'p' || n || '@d' || d || '.deleted.test', 'import', now(), now()
+           from generate_series(1, 60) d, generate_series(1, 100) n`,
+          [organizationId, listId],
+        );
+        const answer = agent.post('/api/verification/jobs', { listId, verificationMethod: 'smtp_only' });
+        await locker.query('begin');
+        const job = await eventually(
+          async () => (await locker.query('select domains_counted from verification_job where list_id = $1 for update', [listId])).rows[0],
+          (row) => row !== undefined,
+          { what: 'the job row, locked', intervalMs: 1 },
+        );
+        if (!job.domains_counted) {
+          await locker.query('delete from lead_list where id = $1', [listId]);
+          await locker.query('commit');
+          const gone = expectError(await answer, 404, 'not_found');
+          expect(gone.message).toMatch(/List/);
+          expect(await h.sql('select count(*)::int as n from verification_job where list_id = ?', [listId])).toEqual([{ n: 0 }]);
+          return;
+        }
+        await locker.query('rollback');
+        expect((await answer).status).toBe(201);
+        if (attempt === 5) throw new Error('the POST counted before the job row could be locked, five times');
+      }
+    } finally {
+      await locker.end();
+    }
   });
 });
 
