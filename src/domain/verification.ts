@@ -71,9 +71,8 @@ export function percent(part: number, whole: number): number {
   return hundredths / 100;
 }
 
-/** Final results of a job's addresses (provider result where one was bought, else SMTP). */
+/** Final results of a job's addresses (provider result where one was bought, else SMTP); the job holds their total. */
 export interface FinalCounts {
-  total: number;
   valid: number;
   invalid: number;
   catchAll: number;
@@ -81,7 +80,7 @@ export interface FinalCounts {
 }
 
 /** CONTRACT §3: (Valid + Invalid) / totalEmails × 100. */
-export const coveragePercentage = (c: FinalCounts) => percent(c.valid + c.invalid, c.total);
+export const coveragePercentage = (c: FinalCounts, totalEmails: number) => percent(c.valid + c.invalid, totalEmails);
 
 export interface CostEstimate {
   unknownCount: number;
@@ -100,7 +99,7 @@ export interface CostEstimate {
  * Unknown or Catch-All; the projection assumes every gap resolved (the `fill_all_gaps` outcome), so
  * it counts every address that has a result at all (100 once the SMTP stage is complete).
  */
-export function costEstimate(c: FinalCounts): CostEstimate {
+export function costEstimate(c: FinalCounts, totalEmails: number): CostEstimate {
   const totalGapCount = c.unknown + c.catchAll;
   return {
     unknownCount: c.unknown,
@@ -110,8 +109,8 @@ export function costEstimate(c: FinalCounts): CostEstimate {
     fillUnknownsCost: microsToDollars(c.unknown * API_PRICE_MICROS),
     fillCatchAllCost: microsToDollars(c.catchAll * API_PRICE_MICROS),
     fillAllGapsCost: microsToDollars(totalGapCount * API_PRICE_MICROS),
-    currentCoveragePercentage: coveragePercentage(c),
-    projectedCoveragePercentage: percent(c.valid + c.invalid + totalGapCount, c.total),
+    currentCoveragePercentage: coveragePercentage(c, totalEmails),
+    projectedCoveragePercentage: percent(c.valid + c.invalid + totalGapCount, totalEmails),
   };
 }
 

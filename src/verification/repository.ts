@@ -15,11 +15,11 @@ import { countFirstDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './
 import type { CatchAllBand, DomainStat, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
 import { runSql } from '../db/run-sql.ts';
 
-const emptyCounts = (total: number): VerificationJobCounts => ({
+const emptyCounts = (): VerificationJobCounts => ({
   processed: 0,
   deferred: 0,
   smtp: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0 },
-  final: { total, valid: 0, invalid: 0, catchAll: 0, unknown: 0 },
+  final: { valid: 0, invalid: 0, catchAll: 0, unknown: 0 },
   api: { Valid: 0, Invalid: 0, 'Catch-All': 0, Unknown: 0, verified: 0, costMicros: 0 },
   lastCheckedAt: null,
 });
@@ -87,7 +87,7 @@ export async function createVerificationJob(
     job.totalEmails = counted.addresses + first.drift;
     await tx.flush();
     // Nothing has been checked yet: the counts are zero by construction, whatever the worker does next.
-    return { job, listName: list.name, counts: emptyCounts(job.totalEmails) };
+    return { job, listName: list.name, counts: emptyCounts() };
   });
 }
 
@@ -118,7 +118,7 @@ export async function verificationJobCounts(
   em: EntityManager,
   jobs: IVerificationJob[],
 ): Promise<Map<string, VerificationJobCounts>> {
-  const out = new Map(jobs.map((j) => [j.id, emptyCounts(j.totalEmails)]));
+  const out = new Map(jobs.map((j) => [j.id, emptyCounts()]));
   if (jobs.length === 0) return out;
   const ids = jobs.map((j) => j.id);
   const db = kysely(em);
@@ -167,7 +167,6 @@ export async function verificationJobCounts(
       Unknown: r.smtpUnknown,
     };
     counts.final = {
-      total: counts.final.total,
       valid: r.valid,
       invalid: r.invalid,
       catchAll: r.catchAll,
@@ -205,7 +204,7 @@ export async function viewVerificationJobs(
   return jobs.map((job) => ({
     job,
     listName: names.get(listIdOf(job)) ?? '',
-    counts: counts.get(job.id) ?? emptyCounts(job.totalEmails),
+    counts: counts.get(job.id) ?? emptyCounts(),
   }));
 }
 

@@ -149,7 +149,7 @@ export function toJobDto({ job, listName, counts }: VerificationJobView): Verifi
     smtpCatchAllCount: counts.smtp['Catch-All'],
     smtpUnknownCount: counts.smtp.Unknown,
     smtpCompletedAt: iso(job.smtpCompletedAt),
-    coveragePercentage: coveragePercentage(counts.final),
+    coveragePercentage: coveragePercentage(counts.final, job.totalEmails),
     finalCounts: {
       valid: counts.final.valid,
       invalid: counts.final.invalid,

@@ -31,8 +31,8 @@ describe('money', () => {
 
 describe('cost estimate', () => {
   it('prices the gaps at $0.0005 each and projects every gap resolved', () => {
-    const counts = { total: 32, valid: 8, invalid: 14, catchAll: 2, unknown: 7 };
-    expect(costEstimate(counts)).toEqual({
+    const counts = { valid: 8, invalid: 14, catchAll: 2, unknown: 7 };
+    expect(costEstimate(counts, 32)).toEqual({
       unknownCount: 7,
       catchAllCount: 2,
       totalGapCount: 9,
@@ -44,7 +44,7 @@ describe('cost estimate', () => {
       // One address (32 - 31) has no result yet.
       projectedCoveragePercentage: 96.88,
     });
-    expect(coveragePercentage(counts)).toBe(68.75);
+    expect(coveragePercentage(counts, 32)).toBe(68.75);
   });
 });
 

@@ -231,7 +231,7 @@ export const toProgressDto = (
 
 export const toEstimateDto = (view: VerificationJobView, catchAllByScore: CatchAllBand[]): z.infer<typeof CostEstimateSchema> => ({
   jobId: view.job.id,
-  ...costEstimate(view.counts.final),
+  ...costEstimate(view.counts.final, view.job.totalEmails),
   catchAllByScore,
 });
 
