@@ -29,8 +29,32 @@ export interface VerificationJobCounts {
   lastCheckedAt: Date | null;
 }
 
+/**
+ * The job's own fields an answer shows: the entity (where the job was just created or changed) or its row as the
+ * typed builder reads it (the job's reads, polled by clients every few seconds, build no entity).
+ */
+export type JobFacts = Omit<JobShown, 'list'> & { list: string | { id: string } };
+type JobShown = Pick<
+  IVerificationJob,
+  | 'id'
+  | 'list'
+  | 'verificationStage'
+  | 'verificationMethod'
+  | 'totalEmails'
+  | 'deferredRetryAt'
+  | 'smtpCompletedAt'
+  | 'userDecision'
+  | 'catchAllMaxScore'
+  | 'decisionMadeAt'
+  | 'completedAt'
+  | 'failureReason'
+  | 'warnings'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
 export interface VerificationJobView {
-  job: IVerificationJob;
+  job: JobFacts;
   listName: string;
   counts: VerificationJobCounts;
 }
