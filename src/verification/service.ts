@@ -37,10 +37,9 @@ import { invalidState, JobGoneError, notFound } from '../errors.ts';
 import { resultWithTranscript } from './repository-transcript.ts';
 import { countJobDomains } from './repository-snapshot.ts';
 import { normalizeEmail } from '../domain/email.ts';
-import { toJobDto, type VerificationJobDto } from './views.ts';
+import { type JobFacts, toJobDto, type VerificationJobDto } from './views.ts';
 import { getList } from '../db/repos/lists.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { IVerificationJob } from '../db/entities/verification-job.ts';
 
 /** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
 export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
@@ -84,7 +83,7 @@ export async function pageVerificationJobDtos(ctx: JobContext, query: JobFilter,
 }
 
 /** Loaded jobs as their GET route shows them, counts included (also what a webhook event carries: src/webhooks/job-event.ts). */
-export async function verificationJobDtos(em: EntityManager, jobs: IVerificationJob[]): Promise<VerificationJobDto[]> {
+export async function verificationJobDtos(em: EntityManager, jobs: readonly JobFacts[]): Promise<VerificationJobDto[]> {
   return (await viewVerificationJobs(em, jobs)).map(toJobDto);
 }
 
@@ -111,7 +110,7 @@ export async function pageResults(ctx: JobContext, jobId: string, filter: Result
  */
 export async function resultPages(ctx: JobContext, jobId: string, filter: ResultFilter, withLead: boolean) {
   const job = await getVerificationJob(ctx.em, ctx.organizationId, jobId);
-  const list = await getList(ctx.em, ctx.organizationId, job.list.id);
+  const list = await getList(ctx.em, ctx.organizationId, job.list);
   async function* pages() {
     for await (const page of allVerificationResults(ctx.em, job.id, filter)) {
       const leads = withLead ? await leadColumnsOf(ctx.em, list.id, page.map((r) => r.email)) : new Map<string, ResultLeadColumns>();
