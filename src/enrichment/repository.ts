@@ -35,17 +35,23 @@ export async function createBulkJob(
   return job;
 }
 
-export async function getBulkJob(em: EntityManager, organizationId: string, jobId: string): Promise<IEnrichmentJob> {
-  const job = await em.findOne(EnrichmentJob, { id: jobId, organization: organizationId });
+/** The organization's job as its row, from the typed builder: reads build no entity (clients poll them). */
+export async function getBulkJob(em: EntityManager, organizationId: string, jobId: string) {
+  const job = await kysely(em).selectFrom('enrichment_job').selectAll().where('id', '=', jobId).where('organization', '=', organizationId).executeTakeFirst();
   if (!job) throw notFound('Enrichment job');
   return job;
 }
 
-/** An organization's bulk jobs, newest first (ids are time-ordered UUIDv7), optionally of one list. */
 export async function pageBulkJobs(em: EntityManager, organizationId: string, filter: { listId?: string }, offset: number, limit: number) {
-  const where = filter.listId ? { organization: organizationId, list: filter.listId } : { organization: organizationId };
-  const [rows, total] = await em.findAndCount(EnrichmentJob, where, { orderBy: { id: 'desc' }, offset, limit });
-  return { rows, total };
+  const kept = kysely(em)
+    .selectFrom('enrichment_job')
+    .where('organization', '=', organizationId)
+    .$if(filter.listId !== undefined, (q) => q.where('list', '=', filter.listId!));
+  const [rows, counted] = await Promise.all([
+    kept.selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+    kept.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: counted.n };
 }
 
 export async function deleteBulkJob(em: EntityManager, jobId: string): Promise<void> {

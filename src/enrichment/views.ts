@@ -28,9 +28,36 @@ export const BulkJobSchema = z
   .openapi('BulkEnrichmentJob');
 export type BulkJobDto = z.infer<typeof BulkJobSchema>;
 
-export const toBulkJobDto = (job: IEnrichmentJob): BulkJobDto => ({
+/**
+ * The job's fields its answers show: the entity (where the job was just created) or its row as the typed builder
+ * reads it (reads build no entity: clients poll them).
+ */
+export type BulkJobFacts = Omit<
+  Pick<
+    IEnrichmentJob,
+    | 'id'
+    | 'list'
+    | 'status'
+    | 'fields'
+    | 'totalLeads'
+    | 'processedLeads'
+    | 'successCount'
+    | 'failedCount'
+    | 'skippedCount'
+    | 'creditsUsed'
+    | 'estimatedCredits'
+    | 'stopReason'
+    | 'failureReason'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'completedAt'
+  >,
+  'list'
+> & { list: string | { id: string } };
+
+export const toBulkJobDto = (job: BulkJobFacts): BulkJobDto => ({
   jobId: job.id,
-  listId: job.list.id,
+  listId: typeof job.list === 'string' ? job.list : job.list.id,
   status: job.status,
   fields: job.fields,
   totalLeads: job.totalLeads,

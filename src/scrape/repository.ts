@@ -1,14 +1,14 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
 import { invalidState, JobGoneError, notFound } from '../errors.ts';
 import { ScrapeJob } from '../db/entities/index.ts';
 import { kysely } from '../db/kysely.ts';
-import type { IScrapeJob } from '../db/entities/scrape-job.ts';
 import { runSql } from '../db/run-sql.ts';
 
-export async function getScrapeJob(em: EntityManager, organizationId: string, jobId: string): Promise<IScrapeJob> {
-  const job = await em.findOne(ScrapeJob, { id: jobId, organization: organizationId });
+/** The organization's job as its row, from the typed builder: reads build no entity (clients poll them). */
+export async function getScrapeJob(em: EntityManager, organizationId: string, jobId: string) {
+  const job = await kysely(em).selectFrom('scrape_job').selectAll().where('id', '=', jobId).where('organization', '=', organizationId).executeTakeFirst();
   if (!job) throw notFound('Scrape job');
   return job;
 }
@@ -20,11 +20,16 @@ export async function pageScrapeJobs(
   offset: number,
   limit: number,
 ) {
-  const where: FilterQuery<IScrapeJob> = { organization: organizationId };
-  if (filter.status) where.status = filter.status;
+  const kept = kysely(em)
+    .selectFrom('scrape_job')
+    .where('organization', '=', organizationId)
+    .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!));
   // UUIDv7 ids are time-ordered: id desc is newest first, and unique, so pages never overlap.
-  const [rows, total] = await em.findAndCount(ScrapeJob, where, { orderBy: { id: 'desc' }, offset, limit });
-  return { rows, total };
+  const [rows, counted] = await Promise.all([
+    kept.selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+    kept.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: counted.n };
 }
 
 /**
@@ -37,7 +42,7 @@ export async function changeScrapeControl(
   jobId: string,
   from: readonly ScrapeJobStatus[],
   to: ScrapeJobStatus,
-): Promise<IScrapeJob> {
+) {
   const rows = await kysely(em)
     .updateTable('scrape_job')
     .set((eb) => ({ status: to, controlVersion: eb('controlVersion', '+', 1), updatedAt: sql`now()` }))

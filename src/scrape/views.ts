@@ -25,7 +25,16 @@ export const ScrapeJobSchema = z
   .openapi('ScrapeJob');
 export type ScrapeJobDto = z.infer<typeof ScrapeJobSchema>;
 
-export const toScrapeJobDto = (job: IScrapeJob): ScrapeJobDto => ({
+/**
+ * The job's fields its answers show: the entity (where the job was just created) or its row as the typed builder
+ * reads it (reads build no entity: clients poll them).
+ */
+export type ScrapeJobFacts = Pick<
+  IScrapeJob,
+  'id' | 'name' | 'status' | 'inputType' | 'totalItems' | 'completedItems' | 'foundItems' | 'failureReason' | 'createdAt' | 'updatedAt' | 'completedAt'
+> & { list?: string | { id: string } | null };
+
+export const toScrapeJobDto = (job: ScrapeJobFacts): ScrapeJobDto => ({
   id: job.id,
   name: job.name,
   status: job.status,
@@ -34,7 +43,7 @@ export const toScrapeJobDto = (job: IScrapeJob): ScrapeJobDto => ({
   completedItems: job.completedItems,
   foundItems: job.foundItems,
   failureReason: job.failureReason ?? null,
-  listId: job.list?.id ?? null,
+  listId: (typeof job.list === 'string' ? job.list : job.list?.id) ?? null,
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),
   completedAt: iso(job.completedAt),
