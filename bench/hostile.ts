@@ -19,15 +19,12 @@ import { randomUUID } from 'node:crypto';
 import { ALL_SCOPES } from '../src/domain/scopes.ts';
 import { type Operation, operationsOf, validInstance } from '../test/support/fuzz.ts';
 import { multipartBody } from '../test/support/raw-http.ts';
-import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
-import { startServiceProcess } from '../test/support/worker-process.ts';
 import { API_NODE_FLAGS } from './support/api-flags.ts';
+import { BENCH_ORIGIN, signUp, startApiAlone } from './support/api-alone.ts';
 import { cpuLine, cpuSample, cpuSeconds } from './support/cpu-use.ts';
 
 /** BENCH_HOSTILE_ONLY: a pattern the cases' labels must match (to look at one route or shape alone). */
 const ONLY = new RegExp(process.env.BENCH_HOSTILE_ONLY ?? '');
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
-const ORIGIN = 'http://bench.local';
 const DEFAULT_BODY_LIMIT = 1_048_576;
 const FILE_LIMIT = 10_485_760;
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -115,25 +112,11 @@ const step = (text: string) => console.log(`· ${text}`);
 const cleanups: Array<() => Promise<unknown>> = [];
 try {
   step('scratch database and Temporal server');
-  const db = await createScratchDatabase(ADMIN_URL, 'bench_hostile');
-  cleanups.push(db.drop);
-  const temporal = await startScratchTemporal();
-  cleanups.unshift(temporal.teardown);
-  const service = await startServiceProcess(
-    {
-      DATABASE_URL: db.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: `hostile-${randomUUID()}`,
-      APP_ORIGINS: ORIGIN,
-      RATE_LIMIT_BURST: '1000000000',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      SCRAPE_MAX_FILE_BYTES: String(FILE_LIMIT),
-      // As the API runs in production (`npm run start:api`, docker-compose); BENCH_HOSTILE_NODE_OPTIONS='' measures the default heap.
-      NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? API_NODE_FLAGS.join(' '),
-    },
-    'api',
-  );
-  cleanups.unshift(service.kill);
+  const { service } = await startApiAlone('hostile', cleanups, {
+    SCRAPE_MAX_FILE_BYTES: String(FILE_LIMIT),
+    // As the API runs in production (`npm run start:api`, docker-compose); BENCH_HOSTILE_NODE_OPTIONS='' measures the default heap.
+    NODE_OPTIONS: process.env.BENCH_HOSTILE_NODE_OPTIONS ?? API_NODE_FLAGS.join(' '),
+  });
 
   const send = async (c: Pick<Case, 'method' | 'path' | 'headers' | 'body'>) => {
     const started = performance.now();
@@ -141,13 +124,8 @@ try {
     const text = await res.text().catch(() => '');
     return { status: res.status, text, ms: performance.now() - started };
   };
-  const signup = await fetch(`${service.url}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `hostile-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Hostile' }),
-  });
-  const cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
-  const session = { cookie, origin: ORIGIN, 'content-type': 'application/json' };
+  const cookie = await signUp(service.url, 'Hostile');
+  const session = { cookie, origin: BENCH_ORIGIN, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => JSON.parse((await send({ method: 'POST', path, headers: session, body: Buffer.from(JSON.stringify(body)) })).text);
   const apiKey = (await post('/api/api-keys', { name: 'hostile', scopes: ALL_SCOPES })).key as string;
   const ids: Record<string, string> = { listId: (await post('/api/lists', { name: 'Hostile' })).id };
@@ -160,7 +138,7 @@ try {
   for (const op of operationsOf(doc)) {
     if (!op.bodySchema && !op.multipart) continue;
     const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? randomUUID());
-    const auth: Record<string, string> = op.auth === 'apiKey' ? { 'x-api-key': apiKey } : op.auth === 'session' ? { cookie, origin: ORIGIN } : {};
+    const auth: Record<string, string> = op.auth === 'apiKey' ? { 'x-api-key': apiKey } : op.auth === 'session' ? { cookie, origin: BENCH_ORIGIN } : {};
     const limit = doc.paths[op.path][op.method.toLowerCase()]['x-max-body-bytes'] ?? DEFAULT_BODY_LIMIT;
     routes.push(op.multipart ? uploadCases(op, path, auth) : jsonCases(op, doc, path, { ...auth, 'content-type': 'application/json' }, limit));
   }

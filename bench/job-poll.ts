@@ -6,17 +6,12 @@
  * and PostgreSQL's. The floor: the same statements (the session, the job's row, its aggregates) sent one after the
  * other by a bare `pg` client, no HTTP, routing, validation or mapping. BENCH_POLLS: requests per round (3 rounds).
  */
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sha256Hex } from '../src/auth/tokens.ts';
 import { JOB_AGGREGATES_SQL } from '../src/verification/repository.ts';
-import { createScratchDatabase, LOCAL_ADMIN_URL, startScratchTemporal } from '../test/support/scratch.ts';
-import { startServiceProcess } from '../test/support/worker-process.ts';
-import { API_NODE_FLAGS } from './support/api-flags.ts';
+import { BENCH_ORIGIN, signUp, startApiAlone } from './support/api-alone.ts';
 import { cpuSample } from './support/cpu-use.ts';
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
-const ORIGIN = 'http://bench.local';
 const POLLS = Number(process.env.BENCH_POLLS ?? 2000);
 const ROUNDS = 3;
 
@@ -29,32 +24,10 @@ const step = (text: string) => console.log(`· ${text}`);
 const cleanups: Array<() => Promise<unknown>> = [];
 try {
   step('scratch database, Temporal server and the API process');
-  const db = await createScratchDatabase(ADMIN_URL, 'bench_job_poll');
-  cleanups.push(db.drop);
-  const temporal = await startScratchTemporal();
-  cleanups.unshift(temporal.teardown);
-  const service = await startServiceProcess(
-    {
-      DATABASE_URL: db.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      // Jobs are started and nobody runs them: the job stays `smtp_verifying`, as a polled one is.
-      TEMPORAL_TASK_QUEUE: `job-poll-${randomUUID()}`,
-      APP_ORIGINS: ORIGIN,
-      RATE_LIMIT_BURST: '1000000000',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      NODE_OPTIONS: API_NODE_FLAGS.join(' '),
-    },
-    'api',
-  );
-  cleanups.unshift(service.kill);
-
-  const signup = await fetch(`${service.url}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `poll-${randomUUID()}@example.test`, password: 'correct horse battery', organizationName: 'Poll' }),
-  });
-  const cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
-  const headers = { cookie, origin: ORIGIN, 'content-type': 'application/json' };
+  // Jobs are started and nobody runs them: the job stays `smtp_verifying`, as a polled one is.
+  const { db, service } = await startApiAlone('job_poll', cleanups);
+  const cookie = await signUp(service.url, 'Poll');
+  const headers = { cookie, origin: BENCH_ORIGIN, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) =>
     (await (await fetch(`${service.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
   const listId = (await post('/api/lists', { name: 'Poll' })).id;
