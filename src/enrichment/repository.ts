@@ -42,6 +42,7 @@ export async function getBulkJob(em: EntityManager, organizationId: string, jobI
   return job;
 }
 
+/** An organization's bulk jobs, newest first (ids are time-ordered UUIDv7), optionally of one list. */
 export async function pageBulkJobs(em: EntityManager, organizationId: string, filter: { listId?: string }, offset: number, limit: number) {
   const kept = kysely(em)
     .selectFrom('enrichment_job')

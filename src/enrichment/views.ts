@@ -32,27 +32,23 @@ export type BulkJobDto = z.infer<typeof BulkJobSchema>;
  * The job's fields its answers show: the entity (where the job was just created) or its row as the typed builder
  * reads it (reads build no entity: clients poll them).
  */
-export type BulkJobFacts = Omit<
-  Pick<
-    IEnrichmentJob,
-    | 'id'
-    | 'list'
-    | 'status'
-    | 'fields'
-    | 'totalLeads'
-    | 'processedLeads'
-    | 'successCount'
-    | 'failedCount'
-    | 'skippedCount'
-    | 'creditsUsed'
-    | 'estimatedCredits'
-    | 'stopReason'
-    | 'failureReason'
-    | 'createdAt'
-    | 'updatedAt'
-    | 'completedAt'
-  >,
-  'list'
+export type BulkJobFacts = Pick<
+  IEnrichmentJob,
+  | 'id'
+  | 'status'
+  | 'fields'
+  | 'totalLeads'
+  | 'processedLeads'
+  | 'successCount'
+  | 'failedCount'
+  | 'skippedCount'
+  | 'creditsUsed'
+  | 'estimatedCredits'
+  | 'stopReason'
+  | 'failureReason'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'completedAt'
 > & { list: string | { id: string } };
 
 export const toBulkJobDto = (job: BulkJobFacts): BulkJobDto => ({

@@ -33,11 +33,9 @@ export interface VerificationJobCounts {
  * The job's own fields an answer shows: the entity (where the job was just created or changed) or its row as the
  * typed builder reads it (the job's reads, polled by clients every few seconds, build no entity).
  */
-export type JobFacts = Omit<JobShown, 'list'> & { list: string | { id: string } };
-type JobShown = Pick<
+export type JobFacts = Pick<
   IVerificationJob,
   | 'id'
-  | 'list'
   | 'verificationStage'
   | 'verificationMethod'
   | 'totalEmails'
@@ -51,7 +49,7 @@ type JobShown = Pick<
   | 'warnings'
   | 'createdAt'
   | 'updatedAt'
->;
+> & { list: string | { id: string } };
 
 export interface VerificationJobView {
   job: JobFacts;
