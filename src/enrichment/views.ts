@@ -1,6 +1,7 @@
 /** A bulk enrichment job as its GET routes show it (CONTRACT §5); webhook events (§9.3) carry the same shape. */
 import { z } from '@hono/zod-openapi';
 import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
+import { type Ref, refId } from '../db/entities/common.ts';
 import { BULK_STATUSES, ENRICHMENT_FIELDS, STOP_REASONS } from '../domain/enrichment.ts';
 import { iso, Timestamp } from '../domain/time.ts';
 
@@ -49,11 +50,11 @@ export type BulkJobFacts = Pick<
   | 'createdAt'
   | 'updatedAt'
   | 'completedAt'
-> & { list: string | { id: string } };
+> & { list: Ref };
 
 export const toBulkJobDto = (job: BulkJobFacts): BulkJobDto => ({
   jobId: job.id,
-  listId: typeof job.list === 'string' ? job.list : job.list.id,
+  listId: refId(job.list),
   status: job.status,
   fields: job.fields,
   totalLeads: job.totalLeads,

@@ -1,6 +1,7 @@
 /** A scrape job as its GET routes show it (CONTRACT §4); webhook events (§9.3) carry the same shape. */
 import { z } from '@hono/zod-openapi';
 import type { IScrapeJob } from '../db/entities/scrape-job.ts';
+import { type Ref, refId } from '../db/entities/common.ts';
 import { SCRAPE_INPUT_TYPES, SCRAPE_JOB_STATUSES } from '../domain/scrape.ts';
 import { iso, Timestamp } from '../domain/time.ts';
 
@@ -32,7 +33,7 @@ export type ScrapeJobDto = z.infer<typeof ScrapeJobSchema>;
 export type ScrapeJobFacts = Pick<
   IScrapeJob,
   'id' | 'name' | 'status' | 'inputType' | 'totalItems' | 'completedItems' | 'foundItems' | 'failureReason' | 'createdAt' | 'updatedAt' | 'completedAt'
-> & { list?: string | { id: string } | null };
+> & { list?: Ref | null };
 
 export const toScrapeJobDto = (job: ScrapeJobFacts): ScrapeJobDto => ({
   id: job.id,
@@ -43,7 +44,7 @@ export const toScrapeJobDto = (job: ScrapeJobFacts): ScrapeJobDto => ({
   completedItems: job.completedItems,
   foundItems: job.foundItems,
   failureReason: job.failureReason ?? null,
-  listId: (typeof job.list === 'string' ? job.list : job.list?.id) ?? null,
+  listId: job.list ? refId(job.list) : null,
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),
   completedAt: iso(job.completedAt),

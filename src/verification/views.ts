@@ -1,6 +1,7 @@
 /** A verification job as its GET routes show it (CONTRACT §3); webhook events (§9.3) carry the same shape. */
 import { z } from '@hono/zod-openapi';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
+import { type Ref, refId } from '../db/entities/common.ts';
 import type { EmailResult } from '../domain/lead.ts';
 import type { MxProvider } from '../domain/mx-provider.ts';
 import type { CatchAllReason, MailboxSignal } from '../domain/catch-all.ts';
@@ -49,7 +50,7 @@ export type JobFacts = Pick<
   | 'warnings'
   | 'createdAt'
   | 'updatedAt'
-> & { list: string | { id: string } };
+> & { list: Ref };
 
 export interface VerificationJobView {
   job: JobFacts;
@@ -158,7 +159,7 @@ const later = (a: Date, b: Date | null) => (b && b > a ? b : a);
 export function toJobDto({ job, listName, counts }: VerificationJobView): VerificationJobDto {
   return {
     id: job.id,
-    listId: typeof job.list === 'string' ? job.list : job.list.id,
+    listId: refId(job.list),
     listName,
     verificationStage: job.verificationStage,
     verificationMethod: job.verificationMethod,

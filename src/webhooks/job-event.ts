@@ -1,5 +1,6 @@
 /** What a job event says (CONTRACT §9.3): the job as its GET route shows it, at the moment of the event. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { refId } from '../db/entities/common.ts';
 import { EnrichmentJob, ScrapeJob, VerificationJob } from '../db/entities/index.ts';
 import type { WebhookEvent } from '../domain/webhook-events.ts';
 import { toBulkJobDto } from '../enrichment/views.ts';
@@ -12,8 +13,6 @@ export interface JobSnapshot {
   state: string;
   job: object;
 }
-
-const refId = (ref: string | { id: string }) => (typeof ref === 'string' ? ref : ref.id);
 
 /** The job the event is about, or null when it no longer exists. */
 export async function snapshotJob(em: EntityManager, type: WebhookEvent, jobId: string): Promise<JobSnapshot | null> {

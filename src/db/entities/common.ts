@@ -15,3 +15,7 @@ export const updatedAtProperty = () =>
     .onUpdate(() => new Date());
 
 export { uuidv7 as newId };
+
+/** A relation as an entity holds it (a reference) or as the typed builder reads it (the foreign key). */
+export type Ref = string | { id: string };
+export const refId = (ref: Ref) => (typeof ref === 'string' ? ref : ref.id);
