@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { estimateCredits, type EnrichmentField } from '../domain/enrichment.ts';
 import { JobGoneError, notFound } from '../errors.ts';
 import { EnrichmentJob } from '../db/entities/index.ts';
-import { kysely } from '../db/kysely.ts';
+import { kysely, newestFirst } from '../db/kysely.ts';
 import type { IEnrichmentJob } from '../db/entities/enrichment-job.ts';
 
 /** The list's lead count and newest lead: the job covers exactly these leads. */
@@ -42,17 +42,13 @@ export async function getBulkJob(em: EntityManager, organizationId: string, jobI
   return job;
 }
 
-/** An organization's bulk jobs, newest first (ids are time-ordered UUIDv7), optionally of one list. */
+/** An organization's bulk jobs, newest first, optionally of one list. */
 export async function pageBulkJobs(em: EntityManager, organizationId: string, filter: { listId?: string }, offset: number, limit: number) {
   const kept = kysely(em)
     .selectFrom('enrichment_job')
     .where('organization', '=', organizationId)
     .$if(filter.listId !== undefined, (q) => q.where('list', '=', filter.listId!));
-  const [rows, counted] = await Promise.all([
-    kept.selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute(),
-    kept.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: counted.n };
+  return newestFirst(kept, offset, limit);
 }
 
 export async function deleteBulkJob(em: EntityManager, jobId: string): Promise<void> {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { ScrapeInputType, ScrapeJobStatus } from '../domain/scrape.ts';
 import { invalidState, JobGoneError, notFound } from '../errors.ts';
 import { ScrapeJob } from '../db/entities/index.ts';
-import { kysely } from '../db/kysely.ts';
+import { kysely, newestFirst } from '../db/kysely.ts';
 import { runSql } from '../db/run-sql.ts';
 
 /** The organization's job as its row, from the typed builder: reads build no entity (clients poll them). */
@@ -24,12 +24,7 @@ export async function pageScrapeJobs(
     .selectFrom('scrape_job')
     .where('organization', '=', organizationId)
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!));
-  // UUIDv7 ids are time-ordered: id desc is newest first, and unique, so pages never overlap.
-  const [rows, counted] = await Promise.all([
-    kept.selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute(),
-    kept.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: counted.n };
+  return newestFirst(kept, offset, limit);
 }
 
 /**

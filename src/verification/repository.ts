@@ -9,7 +9,7 @@ import {
 } from '../domain/verification.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
-import { type Database, kysely } from '../db/kysely.ts';
+import { type Database, kysely, newestFirst } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
 import { countFirstDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
 import type { CatchAllBand, DomainStat, JobFacts, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
@@ -200,11 +200,7 @@ export async function pageVerificationJobs(em: EntityManager, organizationId: st
     .where('organization', '=', organizationId)
     .$if(filter.listId !== undefined, (q) => q.where('list', '=', filter.listId!))
     .$if(filter.verificationStage !== undefined, (q) => q.where('verificationStage', '=', filter.verificationStage!));
-  const [rows, counted] = await Promise.all([
-    kept.selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute(),
-    kept.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: counted.n };
+  return newestFirst(kept, offset, limit);
 }
 
 /** Per-domain counts of the final results (the domains' running counts), largest domains first. */
