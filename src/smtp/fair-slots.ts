@@ -5,13 +5,16 @@ interface Waiter {
 }
 
 /**
- * The worker's connection slots, shared round-robin between owners (verification jobs): a freed
- * slot goes to the next owner in turn that is waiting, FIFO within an owner. A 20-address job
- * therefore waits for one slot to free, not for a 100,000-address job's whole queue.
+ * The worker's connection slots, shared between owners (verification jobs): a freed slot goes to the
+ * waiting owner that holds the fewest, the next in turn among equals, FIFO within an owner. A 20-address
+ * job beside a 1,000,000-address one therefore gets every slot freed until it has what it asks for (or as
+ * many as the large job), not every other one, and never waits for the large job's whole queue.
  */
 export class FairSlots {
   readonly capacity: number;
   #inUse = 0;
+  /** Slots each owner holds (owners holding none are absent). */
+  readonly #held = new Map<string, number>();
   /** Waiting owners in turn order; an owner leaves the ring when its last waiter is served. */
   readonly #queues = new Map<string, Waiter[]>();
 
@@ -46,7 +49,7 @@ export class FairSlots {
     signal?.throwIfAborted();
     if (this.#inUse < this.capacity && this.#queues.size === 0) {
       this.#inUse += 1;
-      return Promise.resolve(this.#releaser());
+      return Promise.resolve(this.#releaser(owner));
     }
     return new Promise<Release>((resolve, reject) => {
       const onAbort = (): void => {
@@ -69,25 +72,31 @@ export class FairSlots {
     });
   }
 
-  /** The first waiter of the owner whose turn it is; that owner moves to the end of the ring. */
-  #next(): Waiter | undefined {
-    for (const [owner, queue] of this.#queues) {
-      this.#queues.delete(owner);
-      const waiter = queue.shift();
-      if (queue.length > 0) this.#queues.set(owner, queue);
-      if (waiter) return waiter;
-    }
-    return undefined;
+  /** The first waiter of the waiting owner holding the fewest slots (the earliest in turn among equals); it moves to the end of the ring. */
+  #next(): { owner: string; waiter: Waiter } | undefined {
+    let chosen: string | undefined;
+    for (const owner of this.#queues.keys())
+      if (chosen === undefined || (this.#held.get(owner) ?? 0) < (this.#held.get(chosen) ?? 0)) chosen = owner;
+    if (chosen === undefined) return undefined;
+    const queue = this.#queues.get(chosen)!;
+    this.#queues.delete(chosen);
+    const waiter = queue.shift()!;
+    if (queue.length > 0) this.#queues.set(chosen, queue);
+    return { owner: chosen, waiter };
   }
 
-  #releaser(): Release {
+  #releaser(owner: string): Release {
+    this.#held.set(owner, (this.#held.get(owner) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      const held = this.#held.get(owner)! - 1;
+      if (held === 0) this.#held.delete(owner);
+      else this.#held.set(owner, held);
       const next = this.#next();
       // The slot passes straight to the next waiter, so a newcomer cannot overtake the ring.
-      if (next) next.grant(this.#releaser());
+      if (next) next.waiter.grant(this.#releaser(next.owner));
       else this.#inUse -= 1;
     };
   }

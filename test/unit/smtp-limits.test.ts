@@ -63,6 +63,52 @@ describe('FairSlots', () => {
     expect(slots.othersWaiting('big')).toBe(false);
   });
 
+  it('hands freed slots to the waiting owner holding the fewest, so a small job catches up at once', async () => {
+    const slots = new FairSlots(6);
+    const bigHeld = await Promise.all(Array.from({ length: 6 }, () => slots.acquire('big')));
+    const order: string[] = [];
+    const held: Array<() => void> = [];
+    const wait = (owner: string, tag: string) =>
+      slots.acquire(owner).then((release) => {
+        order.push(tag);
+        held.push(release);
+      });
+    // big asked first: in turn order it comes before small.
+    const pending = [wait('big', 'big7'), wait('small', 'small1'), wait('small', 'small2'), wait('big', 'big8')];
+    bigHeld[0]!();
+    await tick();
+    bigHeld[1]!();
+    await tick();
+    // Both freed slots went to small, which held fewer, although big was first in turn.
+    expect(order).toEqual(['small1', 'small2']);
+    bigHeld[2]!();
+    await tick();
+    bigHeld[3]!();
+    await Promise.all(pending);
+    expect(order).toEqual(['small1', 'small2', 'big7', 'big8']);
+    for (const release of [...held, ...bigHeld]) release();
+    expect(slots.inUse).toBe(0);
+  });
+
+  it('between owners holding as many, hands freed slots in turn', async () => {
+    const slots = new FairSlots(2);
+    const a = await slots.acquire('a');
+    const b = await slots.acquire('b');
+    const order: string[] = [];
+    const pending = ['a', 'b', 'a', 'b'].map((owner, i) =>
+      slots.acquire(owner).then((release) => {
+        order.push(`${owner}${i}`);
+        setImmediate(release);
+      }),
+    );
+    a();
+    b();
+    await Promise.all(pending);
+    await tick();
+    expect(order).toEqual(['a0', 'b1', 'a2', 'b3']);
+    expect(slots.inUse).toBe(0);
+  });
+
   it('lets a waiter whose signal aborts leave the ring', async () => {
     const slots = new FairSlots(1);
     const held = await slots.acquire('a');
