@@ -139,6 +139,8 @@ export class HostChannel {
   #opening = new AbortController();
   /** How long the last session took from connect to EHLO answered (ms); null before one opened. */
   #openMs: number | null = null;
+  /** Sessions opening or open, by the owner each was opened for. */
+  readonly #sessionsFor = new Map<string, number>();
 
   constructor(host: string, provider: MxProvider, limits: ProviderLimits, ctx: ChannelContext) {
     this.host = host;
@@ -310,7 +312,23 @@ export class HostChannel {
     });
   }
 
+  /**
+   * An owner with items waiting here and no session opened for it. The open sessions' transactions took what
+   * waited when they began, so its items would wait them out: a small job's address behind a large job's hundred.
+   */
+  #ownerWithoutSession(): string | undefined {
+    return this.#queue.owners().find((owner) => !this.#sessionsFor.has(owner));
+  }
+
+  #countSession(owner: string, by: 1 | -1): void {
+    const count = (this.#sessionsFor.get(owner) ?? 0) + by;
+    if (count === 0) this.#sessionsFor.delete(owner);
+    else this.#sessionsFor.set(owner, count);
+  }
+
   #wantsAnotherSession(): boolean {
+    // Each owner (job) at the host gets a session of its own, within the host's limit (#pump checks it).
+    if (this.#ownerWithoutSession() !== undefined) return true;
     const waiting = this.#queue.waitingAddresses;
     if (waiting > this.#sessions * this.#ctx.batchSize) return true;
     const perAddressMs = this.pacing.replyMs;
@@ -327,10 +345,12 @@ export class HostChannel {
     let session: SmtpSession | null = null;
     const sockets = new OpenSockets();
     const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
+    let owner: string | undefined;
     try {
       if (this.#quarantined()) return this.#moveAway([]);
-      const owner = this.#queue.leastQueuedOwner();
+      owner = this.#ownerWithoutSession() ?? this.#queue.leastQueuedOwner();
       if (owner === undefined) return;
+      this.#countSession(owner, 1);
       release = await this.#ctx.slots.acquire(owner);
       if (this.#queue.waiting === 0) return;
       if (this.#ctx.budget) {
@@ -401,6 +421,7 @@ export class HostChannel {
       // Released before this process asks for the host again: its next session must not find its own old lease.
       await lease?.release();
       release?.();
+      if (owner !== undefined) this.#countSession(owner, -1);
       this.#sessions -= 1;
       this.#pump();
     }

@@ -177,6 +177,11 @@ export class HostQueue<T extends QueuedItem> {
     return best;
   }
 
+  /** Owners with items waiting, in turn order. */
+  owners(): readonly string[] {
+    return this.#order;
+  }
+
   /** `owner` is served first from now on (its items keep their order). */
   putFirst(owner: string): void {
     if (this.#order[0] === owner || !this.#owners.has(owner)) return;

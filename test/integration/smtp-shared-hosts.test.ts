@@ -122,6 +122,10 @@ beforeAll(async () => {
       'wide.test': {
         mx: [mx('mx.wide.test', '127.0.0.108', { catchAll: true, starttls: false, latencyMs: 20 })],
       },
+      // Many mailboxes, 10 ms a reply: a large job's transaction here lasts most of a second.
+      'busy.test': {
+        mx: [mx('mx.busy.test', '127.0.0.113', { mailboxes: mailboxes('busy.test', 80), starttls: false, latencyMs: 10 })],
+      },
     },
   });
 });
@@ -337,6 +341,27 @@ describe('provider limits', () => {
     const more = proberFor({ rcptPerTransaction: 5 });
     await more.probeDomain('wide.test', [...emails, 'y5@wide.test']);
     expect(more.peakSessions('mx.wide.test')).toBe(2);
+  });
+});
+
+describe('sessions per owner', () => {
+  it('open one for a small job at a host whose session is in a large job’s transaction, within the host’s limit', async () => {
+    const prober = proberFor();
+    const busy = host('mx.busy.test');
+    let bigDone = false;
+    const big = prober.probeDomain('busy.test', known('busy.test', 79), { owner: 'big' }).then((outcome) => {
+      bigDone = true;
+      return outcome;
+    });
+    // The large job's one session is under way: its transaction took all 79 addresses and the probe.
+    await expect.poll(() => busy.stats.rcpts.length, { interval: 5 }).toBeGreaterThanOrEqual(5);
+    const small = await prober.probeDomain('busy.test', ['user79@busy.test'], { owner: 'small' });
+    expect(small.outcomes[0]?.result).toBe('Valid');
+    expect(bigDone).toBe(false);
+    expect((await big).outcomes.every((o) => o.result === 'Valid')).toBe(true);
+    // Its own session: asked while the large job's transaction still ran, not after it.
+    expect(prober.peakSessions('mx.busy.test')).toBe(2);
+    expect(busy.stats.rcpts.indexOf('user79@busy.test')).toBeLessThan(busy.stats.rcpts.indexOf('user78@busy.test'));
   });
 });
 
