@@ -435,8 +435,10 @@ try {
       `            history ${events.reduce((a, b) => a + b, 0)} events over ${events.length} run(s), at most ${Math.max(...events)} per run (target < 2,000: ${Math.max(...events) < 2_000 ? 'OK' : 'MISSED'}); peak RSS during the job ${mb(peakRss)} MB (${mb(rssBefore)} MB at its start; API + worker process), lifetime peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
     );
     const fairMs = smallRun.ended - smallRun.started;
+    const smallProbes = smtpIntervals.filter(([, , owner]) => owner === smallRun.jobId);
+    const sinceSmall = (t: number) => `${((t - smallRun.started) / 1000).toFixed(2)} s`;
     report.push(
-      `  fairness  20-address job completed ${(fairMs / 1000).toFixed(2)} s after its POST while the large job ran (target ≤ 5 s: ${fairMs <= 5_000 ? 'OK' : 'MISSED'})`,
+      `  fairness  20-address job completed ${(fairMs / 1000).toFixed(2)} s after its POST while the large job ran (target ≤ 5 s: ${fairMs <= 5_000 ? 'OK' : 'MISSED'}); after its POST: answered ${sinceSmall(smallRun.answered)}, first domain asked ${sinceSmall(Math.min(...smallProbes.map(([s]) => s)))}, last domain answered ${sinceSmall(Math.max(...smallProbes.map(([, e]) => e)))}`,
     );
     step('large: floor (bare sessions over the same addresses)');
     const resolver = new Resolver();
