@@ -35,6 +35,13 @@ export const WRITE_BATCH_TO_LEADS = `matched as (
      )`;
 
 /**
+ * A job with fewer addresses never has the table analyzed: reading its whole list for each address (below) costs
+ * it less than an analyze of the lead table, which also waits for an autovacuum of the table to be cancelled (a
+ * second, `deadlock_timeout`) while a large list is being written.
+ */
+export const LEAST_ADDRESSES_TO_ANALYZE = 1_000;
+
+/**
  * How many leads of the list the planner believes there are, against the job's `addresses`. Every batch's
  * write-back above looks its addresses up by (list_id, email_key); when the statistics have never seen the list
  * (imported a moment ago, before autovacuum's analyze) the planner believes it holds one lead, and every index that
@@ -43,7 +50,7 @@ export const WRITE_BATCH_TO_LEADS = `matched as (
  * misjudges the list by more than ten times gets the table analyzed once, before the first batch.
  */
 export async function analyzeLeadsIfMisjudged(em: EntityManager, listId: string, addresses: number): Promise<boolean> {
-  if (addresses === 0) return false;
+  if (addresses < LEAST_ADDRESSES_TO_ANALYZE) return false;
   const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`
     explain (format json) select 1 from lead where list_id = ${listId}`.execute(em.getKysely());
   const believed = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { STORE_SMTP_BATCH_SQL, type SmtpOutcomeRow, writeSmtpOutcomes } from '../../src/verification/repository-work.ts';
-import { analyzeLeadsIfMisjudged } from '../../src/verification/repository-write-back.ts';
+import { analyzeLeadsIfMisjudged, LEAST_ADDRESSES_TO_ANALYZE } from '../../src/verification/repository-write-back.ts';
 import { adminDatabase, createScratchDatabase } from '../support/scratch.ts';
 
 // A database of its own: the large table and its stale statistics must not slow the other files' tests.
@@ -105,6 +105,8 @@ describe('writing a job’s results onto its leads as they are stored', () => {
     // updated by primary key all the same (the lookup by address is what the analysis below is for).
     const byId = (await leadNodes()).filter((n) => n['Index Name'] === 'lead_pkey');
     expect(byId.map((n) => [n['Node Type'], String(n['Index Cond'])])).toEqual([['Index Scan', expect.stringMatching(/^\(id = \w+\.id\)$/)]]);
+    // A small job is never worth an analyze, however wrong the planner is about its list.
+    expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobList, LEAST_ADDRESSES_TO_ANALYZE - 1)).toBe(false);
     expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobList, JOB_LEADS)).toBe(true);
     expect(await analyzeLeadsIfMisjudged(orm.em.fork(), jobList, JOB_LEADS)).toBe(false);
     const onLead = await leadNodes();
