@@ -36,11 +36,12 @@ const SUFFIXES: ReadonlyArray<readonly [MxProvider, readonly string[]]> = [
   ['mimecast', ['mimecast.com', 'mimecast.co.za', 'mimecast-offshore.com']],
 ];
 
+// Each suffix with its leading dot, built once: the lookup runs for every address a job stores.
+const DOTTED_SUFFIXES = SUFFIXES.flatMap(([provider, suffixes]) => suffixes.map((suffix) => [provider, suffix, `.${suffix}`] as const));
+
 export function providerOfHost(host: string): MxProvider {
   const name = host.toLowerCase().replace(/\.$/, '');
-  for (const [provider, suffixes] of SUFFIXES) {
-    if (suffixes.some((suffix) => name === suffix || name.endsWith(`.${suffix}`))) return provider;
-  }
+  for (const [provider, suffix, dotted] of DOTTED_SUFFIXES) if (name === suffix || name.endsWith(dotted)) return provider;
   return 'other';
 }
 
