@@ -408,14 +408,18 @@ try {
     const rssBefore = process.memoryUsage.rss();
     let peakRss = rssBefore;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
+    const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
+    const cpuBefore = await cpuSample(processes);
     const largeRun = clientRun(agent, listId);
     await sleep(3_000);
     const smallRun = await clientRun(small, smallList);
     const run = await largeRun.finally(() => clearInterval(sampler));
+    const cpuAfter = await cpuSample(processes);
     const expectedValid = validOf(group, LARGE);
     if (run.job.smtpValidCount !== expectedValid || run.job.smtpInvalidCount !== LARGE - expectedValid)
       throw new Error(`wrong results: ${JSON.stringify(run.job)}`);
     ratioLine('large', LARGE, run, 0.7);
+    report.push(`            ${cpuLine(cpuBefore, cpuAfter, run.ended - run.started)}`);
     // The fleet's own count of what the two jobs cost it; the floor makes one session and one RCPT more per host.
     const fleetAfter = await ask<{ sessions: number; rcpts: number }>('stats');
     const within = smtpIntervals.filter(([s, e, owner]) => owner === run.jobId && e >= run.started && s <= run.ended);
