@@ -12,7 +12,6 @@ interface Waiter {
  */
 export class FairSlots {
   readonly capacity: number;
-  #inUse = 0;
   /** Slots each owner holds (owners holding none are absent). */
   readonly #held = new Map<string, number>();
   /** Waiting owners in turn order; an owner leaves the ring when its last waiter is served. */
@@ -25,7 +24,9 @@ export class FairSlots {
   }
 
   get inUse(): number {
-    return this.#inUse;
+    let n = 0;
+    for (const held of this.#held.values()) n += held;
+    return n;
   }
 
   get waiting(): number {
@@ -36,7 +37,7 @@ export class FairSlots {
 
   /** A slot is free now and nobody waits for one: taking it delays no one. */
   get spare(): boolean {
-    return this.#inUse < this.capacity && this.#queues.size === 0;
+    return this.inUse < this.capacity && this.#queues.size === 0;
   }
 
   /** Someone other than `owner` waits for a slot: a session of `owner` should hand its slot on. */
@@ -47,10 +48,7 @@ export class FairSlots {
 
   acquire(owner: string, signal?: AbortSignal): Promise<Release> {
     signal?.throwIfAborted();
-    if (this.#inUse < this.capacity && this.#queues.size === 0) {
-      this.#inUse += 1;
-      return Promise.resolve(this.#releaser(owner));
-    }
+    if (this.spare) return Promise.resolve(this.#releaser(owner));
     return new Promise<Release>((resolve, reject) => {
       const onAbort = (): void => {
         const queue = this.#queues.get(owner);
@@ -96,8 +94,7 @@ export class FairSlots {
       else this.#held.set(owner, held);
       const next = this.#next();
       // The slot passes straight to the next waiter, so a newcomer cannot overtake the ring.
-      if (next) next.waiter.grant(this.#releaser(next.owner));
-      else this.#inUse -= 1;
+      next?.waiter.grant(this.#releaser(next.owner));
     };
   }
 }
