@@ -182,6 +182,8 @@ try {
       smtpIntervals.push([start, Date.now(), args[2]?.owner]);
     }
   };
+  // Whose CPU the processors' lines name: everything else is counted by its command name.
+  const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
   const { worker, connection } = await createWorker(config, deps);
   const running = worker.run();
   cleanups.unshift(async () => {
@@ -327,7 +329,6 @@ try {
     step(`${name}: job of ${count.toLocaleString('en')} addresses`);
     const listId = await listOf(agent, addresses(group, count), name);
     const hostsBefore = await ask<FleetHosts>('stats');
-    const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
     await ask<FleetLag>('lag');
     const cpuBefore = await cpuSample(processes);
     const run = await clientRun(agent, listId);
@@ -408,7 +409,6 @@ try {
     const rssBefore = process.memoryUsage.rss();
     let peakRss = rssBefore;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
-    const processes = new Map([[process.pid, 'service (API + worker)'], [fleet.process.pid!, 'fleet']]);
     const cpuBefore = await cpuSample(processes);
     const largeRun = clientRun(agent, listId);
     await sleep(3_000);
