@@ -51,6 +51,8 @@ describe('webhook delivery across a worker kill (CONTRACT §9.3)', () => {
     const log = async () => (await agent.get(`/api/webhooks/${endpoint.id}/deliveries`)).body;
     const waiting = await eventually(log, (page) => page.data[0]?.attempts === 1, { what: 'the first delivery attempt' });
     expect(waiting.data[0]).toMatchObject({ status: 'pending', lastStatusCode: 500 });
+    // The attempt is stored before the worker logs it: killed at once, the worker may not have written the line yet.
+    await eventually(async () => workers[0]!.output(), (output) => output.includes('webhook attempt failed'), { what: 'the first worker’s log of the attempt' });
     await workers[0]!.kill();
     expect(workers[0]!.alive()).toBe(false);
 
