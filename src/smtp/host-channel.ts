@@ -418,9 +418,12 @@ export class HostChannel {
       }
       // The host counts a connection until its socket is closed: the slot is held until then (CONTRACT §11).
       await sockets.closeAll();
-      // Released before this process asks for the host again: its next session must not find its own old lease.
-      await lease?.release();
+      // The connection is closed: another session may have the slot while the lease's release is on its way (one of
+      // this host already waiting for a slot may still find the lease counted and wait a poll, never past the limit).
+      const released = lease?.release();
       release?.();
+      // Released before this process asks for the host again: its next session must not find its own old lease.
+      await released;
       if (owner !== undefined) this.#countSession(owner, -1);
       this.#sessions -= 1;
       this.#pump();
