@@ -1,4 +1,4 @@
-/** The service's in-process concurrency tools: a fair semaphore and a bounded concurrent map. */
+/** The service's in-process concurrency tools: a fair semaphore, a bounded concurrent map, and calls grouped under load. */
 
 /** Releases a slot; calling it more than once is harmless. */
 export type Release = () => void;
@@ -78,4 +78,49 @@ export async function mapConcurrent<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+interface Grouped<In, Out> {
+  input: In;
+  resolve: (output: Out) => void;
+  reject: (reason: unknown) => void;
+}
+
+/**
+ * Calls of `run` grouped: one group on its way at a time, and the calls made meanwhile go together in the next
+ * (at most `maxGroup` in one). A lone call goes at once; under load each round trip carries every call that waited
+ * for it. `run` answers its inputs' outputs in their order; when it fails, every call of its group fails with it.
+ */
+export class GroupedCalls<In, Out> {
+  readonly #run: (inputs: In[]) => Promise<Out[]>;
+  readonly #maxGroup: number;
+  #waiting: Grouped<In, Out>[] = [];
+  #busy = false;
+
+  constructor(run: (inputs: In[]) => Promise<Out[]>, maxGroup: number) {
+    this.#run = run;
+    this.#maxGroup = maxGroup;
+  }
+
+  call(input: In): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.#waiting.push({ input, resolve, reject });
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    if (this.#busy || this.#waiting.length === 0) return;
+    const group = this.#waiting.splice(0, this.#maxGroup);
+    this.#busy = true;
+    this.#run(group.map((call) => call.input))
+      .then(
+        (outputs) => group.forEach((call, i) => call.resolve(outputs[i]!)),
+        (error: unknown) => group.forEach((call) => call.reject(error)),
+      )
+      .finally(() => {
+        this.#busy = false;
+        this.#next();
+      });
+  }
 }

@@ -20,8 +20,8 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {},
     pool: { max: overrides.pool?.max ?? 10 },
     // A database that accepts no connections, or never answers, must fail the request in bounded time (503), not hold it.
     driverOptions: { ...pgOptions(limits), onPoolCreated: (pool: { on(event: 'connect', listener: ReturnType<typeof watchReads>): void }) => pool.on('connect', watchReads(limits)) },
-    // The one stored function (smtp_lease_acquire) is SQL written in its migration, called by raw statement: no
-    // entity describes it, so the schema diff must not propose dropping it.
+    // The stored functions (smtp_lease_acquire and its batch) are SQL written in their migrations, called by raw
+    // statement: no entity describes them, so the schema diff must not propose dropping them.
     schemaGenerator: { ignoreRoutines: true },
     migrations: {
       path: MIGRATIONS_PATH,

@@ -18,10 +18,11 @@ export interface LeaseAnswer {
 
 /** Every statement on the budget tables (exported for the test that EXPLAINs them on 100k+ rows). */
 export const SMTP_BUDGET_SQL = {
-  // The row lock and the slot, in one round trip (the function's statements: see its migration).
-  acquire: `select lease_wait_ms, lease_allowed, lease_patience from smtp_lease_acquire($1, $2, $3, $4, $5, $6, $7)`,
+  // Each lease's row lock and slot, a batch of them in one round trip (the functions' statements: see their migrations).
+  acquire: `select lease_index, lease_wait_ms, lease_allowed, lease_patience
+    from smtp_lease_acquire_many($1::varchar[], $2::varchar[], $3::int[], $4::uuid[], $5, $6, $7::int[])`,
   renew: `update smtp_lease set expires_at = clock_timestamp() + $2 * interval '1 millisecond' where id = any($1::uuid[]) returning id`,
-  release: 'delete from smtp_lease where id = $1',
+  release: 'delete from smtp_lease where id = any($1::uuid[])',
   throttle: `update smtp_host_budget set allowed = greatest(1, allowed / 2),
     paused_until = greatest(paused_until, clock_timestamp() + $3 * interval '1 millisecond'), updated_at = clock_timestamp()
     where egress = $1 and host = $2`,
@@ -31,21 +32,37 @@ export const SMTP_BUDGET_SQL = {
     where egress = $1 and host = $2 and patience <> 'tarpits'`,
 } as const;
 
-/** One try at a session lease `id` for `holder`: taken, or how long to wait (one round trip). */
-export async function acquireLease(
+/** One try at a session lease. */
+export interface LeaseRequest {
+  key: BudgetKey;
+  limits: { connections: number; connectIntervalMs: number };
+  id: string;
+}
+
+/** One try at each lease for `holder`, in one round trip: taken, or how long to wait, in the order asked. */
+export async function acquireLeases(
   pool: Pool,
-  key: BudgetKey,
-  limits: { connections: number; connectIntervalMs: number },
-  lease: { id: string; holder: string; ttlMs: number },
-): Promise<LeaseAnswer> {
-  const { rows } = await pool.query<{ lease_wait_ms: number; lease_allowed: number; lease_patience: SharedPatience }>({
+  requests: readonly LeaseRequest[],
+  lease: { holder: string; ttlMs: number },
+): Promise<LeaseAnswer[]> {
+  const { rows } = await pool.query<{ lease_index: number; lease_wait_ms: number; lease_allowed: number; lease_patience: SharedPatience }>({
     name: 'smtp_lease_acquire',
     text: SMTP_BUDGET_SQL.acquire,
-    values: [key.egress, key.host, limits.connections, lease.id, lease.holder, lease.ttlMs, limits.connectIntervalMs],
+    values: [
+      requests.map((r) => r.key.egress),
+      requests.map((r) => r.key.host),
+      requests.map((r) => r.limits.connections),
+      requests.map((r) => r.id),
+      lease.holder,
+      lease.ttlMs,
+      requests.map((r) => r.limits.connectIntervalMs),
+    ],
   });
-  const answer = rows[0];
-  if (!answer) throw new Error('smtp_lease_acquire returned no row');
-  return { waitMs: answer.lease_wait_ms, allowed: answer.lease_allowed, patience: answer.lease_patience };
+  if (rows.length !== requests.length) throw new Error(`smtp_lease_acquire_many answered ${rows.length} of ${requests.length} leases`);
+  const answers = new Array<LeaseAnswer>(requests.length);
+  for (const row of rows)
+    answers[row.lease_index - 1] = { waitMs: row.lease_wait_ms, allowed: row.lease_allowed, patience: row.lease_patience };
+  return answers;
 }
 
 /**
@@ -62,8 +79,8 @@ export async function renewLeases(pool: Pool, ids: readonly string[], ttlMs: num
   return new Set(rows.map((row) => row.id));
 }
 
-export async function releaseLease(pool: Pool, id: string): Promise<void> {
-  await pool.query({ name: 'smtp_lease_release', text: SMTP_BUDGET_SQL.release, values: [id] });
+export async function releaseLeases(pool: Pool, ids: readonly string[]): Promise<void> {
+  await pool.query({ name: 'smtp_lease_release', text: SMTP_BUDGET_SQL.release, values: [ids] });
 }
 
 /** A throttling sign: the host's sessions halve for everyone and no new one opens for `pauseMs`. */

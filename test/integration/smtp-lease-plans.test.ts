@@ -21,7 +21,7 @@ const CALLS: Record<Exclude<keyof typeof SMTP_BUDGET_SQL, 'acquire'> | 'lock' | 
   lock: [...ACQUIRE, 2],
   slot: [...ACQUIRE, 2],
   renew: [[ID, '00000000-0000-4000-8000-000000000002'], 15_000],
-  release: [ID],
+  release: [[ID]],
   throttle: ['127.0.0.2', 'mx500.test', 250],
   recover: ['127.0.0.2', 'mx500.test', 2],
   patience: ['127.0.0.2', 'mx500.test', 'tarpits'],

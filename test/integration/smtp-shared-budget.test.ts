@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { acquireLease } from '../../src/smtp/repository-budget.ts';
+import { acquireLeases } from '../../src/smtp/repository-budget.ts';
 import { initOrm, migrateUp } from '../../src/db/orm.ts';
 import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { environmentWarnings } from '../../src/smtp/environment.ts';
@@ -139,15 +139,11 @@ describe('one budget per (egress, MX host) across processes', () => {
     // A process took both slots of the host and died: nobody renews or releases its leases.
     const ttlMs = 2_000;
     const pool = openPool(1);
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await acquireLease(
-        pool,
-        { egress: 'direct', host: 'mx.dead-holder.test' },
-        { connections: 2, connectIntervalMs: 0 },
-        { id: randomUUID(), holder: 'killed', ttlMs },
-      );
-      expect(answer.waitMs).toBe(0);
-    }
+    const key = { egress: 'direct', host: 'mx.dead-holder.test' };
+    const limits = { connections: 2, connectIntervalMs: 0 };
+    // In one statement: the third lease of the batch finds the first two taken.
+    const answers = await acquireLeases(pool, [1, 2, 3].map(() => ({ key, limits, id: randomUUID() })), { holder: 'killed', ttlMs });
+    expect(answers.map((answer) => answer.waitMs)).toEqual([0, 0, -1]);
     const taken = Date.now();
     const prober = proberFor({ budget: processBudget() });
     expect(await probeAll(prober, [DEAD])).toEqual(expected([DEAD]));

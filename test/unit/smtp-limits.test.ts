@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FairSlots } from '../../src/smtp/fair-slots.ts';
-import { Semaphore } from '../../src/concurrency.ts';
+import { GroupedCalls, Semaphore } from '../../src/concurrency.ts';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -39,6 +39,41 @@ describe('Semaphore', () => {
 
   it('refuses a non-positive capacity', () => {
     expect(() => new Semaphore(0)).toThrow(RangeError);
+  });
+});
+
+describe('GroupedCalls', () => {
+  it('sends a lone call at once and the calls made while it is on its way together next, each answered its own', async () => {
+    const groups: number[][] = [];
+    const answers: Array<(outputs: string[]) => void> = [];
+    const calls = new GroupedCalls<number, string>(
+      (inputs) => (groups.push(inputs), new Promise<string[]>((resolve) => answers.push(resolve))),
+      3,
+    );
+    const results = [1, 2, 3, 4, 5].map((n) => calls.call(n));
+    expect(groups).toEqual([[1]]);
+    answers[0]!(['a1']);
+    await tick();
+    expect(groups).toEqual([[1], [2, 3, 4]]);
+    answers[1]!(['a2', 'a3', 'a4']);
+    await tick();
+    expect(groups).toEqual([[1], [2, 3, 4], [5]]);
+    answers[2]!(['a5']);
+    expect(await Promise.all(results)).toEqual(['a1', 'a2', 'a3', 'a4', 'a5']);
+  });
+
+  it('fails every call of a group that failed, and goes on with the next group', async () => {
+    let groups = 0;
+    const calls = new GroupedCalls<number, number>(async (inputs) => {
+      groups += 1;
+      await tick();
+      if (groups === 1) throw new Error('database down');
+      return inputs.map((n) => n * 10);
+    }, 10);
+    const first = calls.call(1);
+    const waiting = [calls.call(2), calls.call(3)];
+    await expect(first).rejects.toThrow('database down');
+    expect(await Promise.all(waiting)).toEqual([20, 30]);
   });
 });
 
