@@ -113,7 +113,8 @@ export class GroupedCalls<In, Out> {
     if (this.#busy || this.#waiting.length === 0) return;
     const group = this.#waiting.splice(0, this.#maxGroup);
     this.#busy = true;
-    this.#run(group.map((call) => call.input))
+    // A `run` that throws before its promise still settles the group, and the calls after it still go.
+    new Promise<Out[]>((resolve) => resolve(this.#run(group.map((call) => call.input))))
       .then(
         (outputs) => group.forEach((call, i) => call.resolve(outputs[i]!)),
         (error: unknown) => group.forEach((call) => call.reject(error)),
