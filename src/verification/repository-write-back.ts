@@ -47,7 +47,9 @@ export const LEAST_ADDRESSES_TO_ANALYZE = 1_000;
  * (imported a moment ago, before autovacuum's analyze) the planner believes it holds one lead, and every index that
  * starts with list_id then costs the same as the right one: it took the (list_id, network_url) index and read the
  * whole list for each address (0.7 ms an address on a 10,000-lead list, 160–700 ms a batch). A planner that
- * misjudges the list by more than ten times gets the table analyzed once, before the first batch.
+ * misjudges the list by more than ten times gets list_id analyzed once, before the first batch: the one statistic it
+ * misjudges. The whole table's analyze took four times as long where leads carry names, company, title and phone
+ * (183–202 ms against 42–45 ms on 310,000 leads), on the way to the job's first RCPT.
  */
 export async function analyzeLeadsIfMisjudged(em: EntityManager, listId: string, addresses: number): Promise<boolean> {
   if (addresses < LEAST_ADDRESSES_TO_ANALYZE) return false;
@@ -55,6 +57,6 @@ export async function analyzeLeadsIfMisjudged(em: EntityManager, listId: string,
     explain (format json) select 1 from lead where list_id = ${listId}`.execute(em.getKysely());
   const believed = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
   if (believed * 10 >= addresses) return false;
-  await sql`analyze lead`.execute(em.getKysely());
+  await sql`analyze lead (list_id)`.execute(em.getKysely());
   return true;
 }
