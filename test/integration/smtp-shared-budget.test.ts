@@ -156,6 +156,23 @@ describe('one budget per (egress, MX host) across processes', () => {
     expect(waits?.value).toBeGreaterThanOrEqual(1);
   });
 
+  it('two processes taking leases of the same hosts in opposite orders, a statement each, neither fail nor share a slot', async () => {
+    const limits = { connections: 1, connectIntervalMs: 0 };
+    const pools = [openPool(1), openPool(1)] as const;
+    for (let round = 0; round < 5; round += 1) {
+      const hosts = Array.from({ length: 40 }, (_, k) => `mx.order${round}-${k}.test`);
+      const ask = (pool: pg.Pool, order: readonly string[]) =>
+        acquireLeases(pool, order.map((host) => ({ key: { egress: 'direct', host }, limits, id: randomUUID() })), {
+          holder: `order ${randomUUID()}`,
+          ttlMs: 2_000,
+        });
+      // Each statement locks the hosts' budget rows as it goes: in the order given, two would meet in a circle.
+      const [forward, backward] = await Promise.all([ask(pools[0], hosts), ask(pools[1], hosts.toReversed())]);
+      const taken = hosts.map((_, k) => [forward[k]!.waitMs, backward[hosts.length - 1 - k]!.waitMs].sort((a, b) => a - b));
+      expect(taken).toEqual(hosts.map(() => [-1, 0]));
+    }
+  });
+
   it('a 421 seen by one process halves the host for the others, and its pause holds them back', async () => {
     const first = proberFor({ budget: processBudget() });
     // The host says 421 after 4 commands of a session: the first process learns it is throttled.
