@@ -5,8 +5,9 @@
  * ceiling concurrency / L, next to the same run's time with SMTP work in progress:
  *
  * - flat:     10,000 addresses over 200 domains, each on its own MX host (target ≥ 0.8), next to the
- *             floor the fleet itself allows: the same sessions with nothing but their round trips; before it a
- *             20-address job. For both, the completion path: from the last result written to `completed`
+ *             floor the fleet itself allows: the same sessions with nothing but their round trips, and where the
+ *             job's time went beside the floor's (to its first session, the sessions' openings and transactions,
+ *             the wait of a freed slot, the end); before it a 20-address job. For both, the completion path: from the last result written to `completed`
  *             committed, and to its first sight by the poll and by the job's event stream (SSE);
  * - shared:   the same, half the domains on one MX host that advertises PIPELINING and answers each
  *             command L after it arrived (round-trip bound); never more sessions to it than its limit
@@ -46,7 +47,7 @@ import { startServiceProcess } from '../test/support/worker-process.ts';
 import { bareSessions } from './support/bare-sessions.ts';
 import { cpuLine, cpuSample } from './support/cpu-use.ts';
 import { historyOf } from '../test/support/history.ts';
-import type { FleetGroup } from './support/mail-fleet.ts';
+import type { FleetGroup, FleetSession } from './support/mail-fleet.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_VERIFY_LATENCY_MS ?? 20);
 const ONLY = new Set((process.env.BENCH_VERIFY_ONLY ?? 'flat,shared,large,egress').split(','));
@@ -130,6 +131,26 @@ function unionLength(intervals: Array<[number, number]>): number {
     } else to = Math.max(to, end);
   }
   return total + (to - from);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/**
+ * How sessions' time went, by the fleet's clock: from `start` to the first accept; medians of the opening (accept →
+ * first MAIL FROM) and of the transactions (→ close); and how long a slot freed by a close stayed empty (the k-th
+ * close to the (concurrency + k)-th accept, the session that could only begin once one had ended).
+ */
+function sessionPhases(sessions: FleetSession[], start: number, concurrency: number) {
+  const done = sessions.filter((s): s is [number, number, number] => s[1] !== null && s[2] !== null);
+  const accepts = done.map(([accepted]) => accepted).sort((a, b) => a - b);
+  const closes = done.map(([, , closed]) => closed).sort((a, b) => a - b);
+  return {
+    first: (accepts[0] ?? Number.NaN) - start,
+    opening: median(done.map(([accepted, mail]) => mail - accepted)),
+    transactions: median(done.map(([, mail, closed]) => closed - mail)),
+    handoff: median(accepts.slice(concurrency).map((accepted, k) => accepted - (closes[k] ?? Number.NaN))),
+    lastClose: closes.at(-1) ?? Number.NaN,
+  };
 }
 
 try {
@@ -330,6 +351,7 @@ try {
     const listId = await listOf(agent, addresses(group, count), name);
     const hostsBefore = await ask<FleetHosts>('stats');
     await ask<FleetLag>('lag');
+    await ask<{ sessions: FleetSession[] }>('sessions');
     const cpuBefore = await cpuSample(processes);
     const run = await clientRun(agent, listId);
     const cpuAfter = await cpuSample(processes);
@@ -363,6 +385,7 @@ try {
         `            the job's sessions: ${sessions} over ${flatHosts.length} hosts, at most ${Math.max(...flatHosts.map((h) => hostsAfter.hostPeaks[h]![0]))} at once on one host`,
         `            the job's commands (STARTTLS's second EHLO included): ${verbsBetween(hostsBefore, hostsAfter, flatHosts)}`,
       );
+      const job = sessionPhases((await ask<{ sessions: FleetSession[] }>('sessions')).sessions, run.started, config.SMTP_PROBE_CONCURRENCY);
       const floorMs = await bareSessions(world.port, domains, config.SMTP_PROBE_CONCURRENCY);
       const floorRate = count / (floorMs / 1000);
       report.push(
@@ -370,11 +393,16 @@ try {
       );
       // The fleet offers STARTTLS and the service takes it: the same floor through TLS says what that costs here.
       await ask<FleetLag>('lag');
+      await ask<{ sessions: FleetSession[] }>('sessions');
+      const tlsFloorStart = performance.timeOrigin + performance.now();
       const tlsFloorMs = await bareSessions(world.port, domains, config.SMTP_PROBE_CONCURRENCY, true);
       const floorLag = await ask<FleetLag>('lag');
+      const floor = sessionPhases((await ask<{ sessions: FleetSession[] }>('sessions')).sessions, tlsFloorStart, config.SMTP_PROBE_CONCURRENCY);
+      const ms = (job: number, floor: number) => `${Math.round(job)} / ${Math.round(floor)} ms`;
       report.push(
         `            the same floor through STARTTLS (as the service's sessions go): ${(tlsFloorMs / 1000).toFixed(2)} s; client-observed at ${((tlsFloorMs / (run.ended - run.started)) * 100).toFixed(0)} % of it`,
         `            the fleet's event loop ran late by ${lagText(jobLag)} during the job, ${lagText(floorLag)} during this floor (each reply is a ${LATENCY_MS} ms timer there)`,
+        `            where the time went, the job / this floor (the fleet's clock, medians): the first session accepted ${ms(job.first, floor.first)} after the start; opening (accept → MAIL FROM: the greeting, which smtp-server holds 100 ms for early talkers before its L, then EHLO, STARTTLS, EHLO) ${ms(job.opening, floor.opening)}; transactions (MAIL FROM → close) ${ms(job.transactions, floor.transactions)}; a slot freed by a close taken by the next session's accept ${ms(job.handoff, floor.handoff)} later; the last close to \`completed\` seen ${Math.round(run.ended - job.lastClose)} ms`,
       );
     }
     if (name === 'shared') {

@@ -8,7 +8,8 @@
  * `user<k>@` exists, `nobody<k>@` does not. IPC: sends `{ port, dnsServers }` when listening; answers
  * `stats` with the fleet's totals (and the shared hosts' peak sessions, overall and per client address), `lag`
  * with how late its event loop ran since the last `lag` (every reply is a timer here, so this is how much later
- * than `latencyMs` the fleet answered while the machine was busy), and `stop` by exiting.
+ * than `latencyMs` the fleet answered while the machine was busy), `sessions` with the times of every session begun
+ * since the last `sessions` (`FleetSession`), and `stop` by exiting.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DomainSpec, HostBehaviour } from '../../test/support/mail-world/index.ts';
@@ -26,6 +27,9 @@ export interface FleetGroup {
    */
   sharedPipelining?: boolean;
 }
+
+/** One session as the fleet saw it: accepted, its first MAIL FROM read, closed (ms since the epoch; null: not yet). */
+export type FleetSession = [acceptedAt: number, firstMailAt: number | null, closedAt: number | null];
 
 const groups = JSON.parse(process.env.FLEET_GROUPS ?? '[]') as FleetGroup[];
 const latencyMs = Number(process.env.FLEET_LATENCY_MS);
@@ -64,6 +68,8 @@ const loopDelay = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
 loopDelay.enable();
 
 const world = await startMailWorld({ domains: description });
+// Per host: how many of its sessions `sessions` has reported.
+const reported = new Map<string, number>();
 process.send!({ port: world.port, dnsServers: world.dnsServers });
 process.on('message', (message: string) => {
   if (message === 'stats')
@@ -82,6 +88,15 @@ process.on('message', (message: string) => {
     // The histogram holds the monitor's whole timer intervals: its lateness is what exceeds the resolution.
     process.send!({ meanMs: loopDelay.mean / 1e6 - LAG_RESOLUTION_MS, p99Ms: loopDelay.percentile(99) / 1e6 - LAG_RESOLUTION_MS });
     loopDelay.reset();
+  }
+  if (message === 'sessions') {
+    const sessions: FleetSession[] = [];
+    for (const [host, server] of Object.entries(world.servers)) {
+      const log = server.stats.log;
+      for (const record of log.slice(reported.get(host) ?? 0)) sessions.push([record.acceptedAt, record.firstMailAt ?? null, record.closedAt ?? null]);
+      reported.set(host, log.length);
+    }
+    process.send!({ sessions });
   }
   if (message === 'stop') void world.stop().then(() => process.exit(0));
 });

@@ -66,6 +66,9 @@ function emptyStats(): HostStats {
   };
 }
 
+/** Now, in ms since the epoch to the microsecond (a session's phases are a few ms apart). */
+const epochMs = () => performance.timeOrigin + performance.now();
+
 /**
  * Bookkeeping shared by both kinds of host: every accepted socket becomes a session record; the
  * client's command lines are read off the wire (plain text, then the TLS socket after STARTTLS),
@@ -87,7 +90,7 @@ class SessionBook {
 
   accept(socket: Socket): SessionRecord {
     const remote = `${socket.remoteAddress}:${socket.remotePort}`;
-    const record: SessionRecord = { remote, commands: [], rcpts: [], tls: false, ended: false };
+    const record: SessionRecord = { remote, commands: [], rcpts: [], tls: false, ended: false, acceptedAt: epochMs() };
     const source = socket.remoteAddress ?? '';
     const gauge = this.#bySource.get(source) ?? new SessionGauge();
     this.#bySource.set(source, gauge);
@@ -99,6 +102,7 @@ class SessionBook {
       gauge.close();
     };
     const finish = (): void => {
+      record.closedAt = epochMs();
       this.sockets.delete(socket);
       this.#byRemote.delete(remote);
       this.end(record);
@@ -169,6 +173,7 @@ class SessionBook {
         const verb = line.split(' ', 1)[0]!.toUpperCase();
         this.stats.commandsByVerb[verb] = (this.stats.commandsByVerb[verb] ?? 0) + 1;
         if (verb === 'DATA' || verb === 'BDAT') this.stats.dataCommands += 1;
+        if (verb === 'MAIL') record.firstMailAt ??= epochMs();
         if (verb === 'QUIT') this.end(record);
         if (verb === 'STARTTLS') {
           socket.removeListener('data', onData);

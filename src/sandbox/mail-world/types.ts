@@ -116,6 +116,13 @@ export interface SessionRecord {
   /** The TLS handshake resumed an earlier session (a ticket the client kept). */
   tlsResumed?: boolean;
   ended: boolean;
+  /**
+   * When the connection was accepted, the session's first MAIL FROM read and the connection closed (ms since the
+   * epoch, to the microsecond): how a session's time splits between its opening and its transactions.
+   */
+  acceptedAt: number;
+  firstMailAt?: number;
+  closedAt?: number;
 }
 
 /** What one host saw; tests assert on it ("never DATA", "one session", ...). */
