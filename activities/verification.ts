@@ -12,7 +12,7 @@ import type { Decision, DecisionResult, VerificationStage } from '../src/domain/
 import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
-import { writeNextSnapshotRange } from '../src/verification/repository-snapshot.ts';
+import { awaitJobCreation, writeNextSnapshotRange } from '../src/verification/repository-snapshot.ts';
 import { analyzeLeadsIfMisjudged } from '../src/verification/repository-write-back.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
 import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
@@ -57,6 +57,8 @@ export function verificationActivities(deps: ActivityDeps) {
      */
     async planSmtpStage({ jobId }: { jobId: string }): Promise<SmtpPlan> {
       const em = orm.em.fork();
+      // The workflow starts before its job's first range is committed (startVerificationJob).
+      await awaitJobCreation(em, jobId);
       const { listId } = await loadVerificationWork(em, jobId);
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
       const { domainCount, counting, writtenSeq, totalEmails } = await smtpStageExtent(em, jobId);

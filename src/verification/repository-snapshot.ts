@@ -104,6 +104,23 @@ export const RECOUNT_RANGE_SQL = `update verification_domain d
 export const DOMAIN_ORDER_ONLY_SQL = `select set_config('enable_sort', 'off', true), set_config('enable_hashagg', 'off', true)`;
 
 /**
+ * The lock a job's creating transaction holds from just before its workflow starts until it commits: the workflow's
+ * first step waits on it (`awaitJobCreation`), so the workflow starts while the first range is still being written
+ * instead of after. A transaction that never commits leaves no job, and that step then finds the job gone.
+ */
+const creationLockSql = (fn: 'pg_advisory_xact_lock' | 'pg_advisory_xact_lock_shared') =>
+  `select ${fn}(hashtextextended('verification-create:' || ?, 0))`;
+
+export async function holdJobCreation(tx: EntityManager, jobId: string): Promise<void> {
+  await runSql(tx, creationLockSql('pg_advisory_xact_lock'), [jobId]);
+}
+
+/** Returns once the transaction creating the job (if one still runs) has ended. */
+export async function awaitJobCreation(em: EntityManager, jobId: string): Promise<void> {
+  await runSql(em, creationLockSql('pg_advisory_xact_lock_shared'), [jobId]);
+}
+
+/**
  * Counts the list's first domains in domain order (about FIRST_RANGE_ADDRESSES addresses, whole domains) into the new
  * job (inside its transaction). Returns how many distinct addresses they hold and whether they are all the list's.
  */

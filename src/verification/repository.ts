@@ -11,7 +11,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { VerificationJob } from '../db/entities/index.ts';
 import { type Database, kysely, newestFirst } from '../db/kysely.ts';
 import type { IVerificationJob } from '../db/entities/verification-job.ts';
-import { countFirstDomains, FIRST_RANGE_ADDRESSES, writeSnapshotRange } from './repository-snapshot.ts';
+import { countFirstDomains, FIRST_RANGE_ADDRESSES, holdJobCreation, writeSnapshotRange } from './repository-snapshot.ts';
 import type { CatchAllBand, DomainStat, JobFacts, ResultRow, VerificationJobCounts, VerificationJobView } from './views.ts';
 import { runSql } from '../db/run-sql.ts';
 
@@ -28,13 +28,15 @@ const emptyCounts = (): VerificationJobCounts => ({
  * A new job in `smtp_verifying` with the list's first domains counted and written (repository-snapshot.ts: about
  * FIRST_RANGE_ADDRESSES addresses; the rest are counted once its workflow has started, `countJobDomains`, and
  * written while the first are probed). The list row is locked first, so two concurrent creations for one list
- * serialize and the second sees the first's job.
+ * serialize and the second sees the first's job. `start` (the job's workflow) runs once the first domains are
+ * counted, before they are written, under the job's creation lock: a start that fails takes the job with it.
  */
 export async function createVerificationJob(
   em: EntityManager,
   organizationId: string,
   listId: string,
   method: VerificationMethod,
+  start: (jobId: string) => Promise<unknown> = async () => undefined,
 ): Promise<VerificationJobView & { job: IVerificationJob }> {
   return em.transactional(async (tx) => {
     const db = kysely(tx);
@@ -81,6 +83,8 @@ export async function createVerificationJob(
     if (counted.addresses === 0) {
       throw new ApiError('unprocessable', 'The list has no lead with an email address', { reason: 'no_emails' });
     }
+    await holdJobCreation(tx, job.id);
+    await start(job.id);
     const first = await writeSnapshotRange(tx, job.id, listId, 0, FIRST_RANGE_ADDRESSES);
     job.snapshotSeq = first.all && counted.all ? null : first.toSeq;
     job.domainsCounted = counted.all;
@@ -89,11 +93,6 @@ export async function createVerificationJob(
     // Nothing has been checked yet: the counts are zero by construction, whatever the worker does next.
     return { job, listName: list.name, counts: emptyCounts() };
   });
-}
-
-/** Removes a job whose workflow could not be started, so the list is free again. */
-export async function deleteVerificationJob(em: EntityManager, jobId: string) {
-  await em.nativeDelete(VerificationJob, { id: jobId });
 }
 
 /**

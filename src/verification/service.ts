@@ -8,7 +8,6 @@ import {
   allVerificationResults,
   catchAllByScore,
   createVerificationJob,
-  deleteVerificationJob,
   domainStats,
   getVerificationJob,
   leadColumnsOf,
@@ -41,22 +40,23 @@ import { type JobFacts, toJobDto, type VerificationJobDto } from './views.ts';
 import { getList } from '../db/repos/lists.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-/** Creates the job and starts its workflow; a workflow that cannot start takes its job with it. */
+/**
+ * Creates the job and starts its workflow: within the creating transaction, before the first range is written, so the
+ * workflow's first task runs meanwhile (its plan step waits for the commit); a workflow that cannot start rolls the
+ * job back.
+ */
 export async function startVerificationJob(ctx: JobContext, input: { listId: string; verificationMethod: VerificationMethod }): Promise<VerificationJobDto> {
-  const created = await createVerificationJob(ctx.em, ctx.organizationId, input.listId, input.verificationMethod);
-  const { job } = created;
-  await startWorkflow(
-    ctx,
-    {
+  const created = await createVerificationJob(ctx.em, ctx.organizationId, input.listId, input.verificationMethod, (jobId) =>
+    startWorkflow(ctx, {
       kind: 'verification',
-      id: job.id,
+      id: jobId,
       organizationId: ctx.organizationId,
       listId: input.listId,
       workflow: verificationWorkflowType,
-      args: [{ jobId: job.id, method: input.verificationMethod, decisionTimeoutMs: ctx.config.VERIFICATION_DECISION_TIMEOUT }],
-    },
-    () => deleteVerificationJob(ctx.em.fork(), job.id),
+      args: [{ jobId, method: input.verificationMethod, decisionTimeoutMs: ctx.config.VERIFICATION_DECISION_TIMEOUT }],
+    }),
   );
+  const { job } = created;
   // The workflow probes the first range meanwhile; the answer (as of the creation) waits for the list's whole count.
   if (!job.domainsCounted) {
     job.totalEmails = await countJobDomains(ctx.em.fork(), job.id).catch((error: unknown) => {

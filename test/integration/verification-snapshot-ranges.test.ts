@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { initOrm, type Orm } from '../../src/db/orm.ts';
 import { eventually } from '../support/eventually.ts';
 import { createVerificationJob } from '../../src/verification/repository.ts';
 import {
+  awaitJobCreation,
   COUNT_FIRST_DOMAINS_SQL,
   COUNT_LATER_DOMAINS_SQL,
   countJobDomains,
@@ -157,6 +159,35 @@ describe('the verification snapshot in ranges', () => {
     expect(created.job).toMatchObject({ totalEmails: 4, domainsCounted: true, snapshotSeq: null });
     const written = await rows(`select email from verification_result where job_id = ? order by email`, [created.job.id]);
     expect(written.map((r) => r.email)).toEqual(['a@small.test', 'b@small.test', 'c@other.test', 'no-domain']);
+  });
+
+  it('starts the workflow before the first range is written: its first step waits for the creating transaction', async () => {
+    const list = randomUUID();
+    await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'early', now(), now())`, [list, organizationId]);
+    await rows(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+       select gen_random_uuid(), ?, ?, 'e' || n || '@early' || (n % 7) || '.snapshot.test', 'import', now(), now() from generate_series(1, 70) n`,
+      [organizationId, list],
+    );
+    // A workflow that cannot start leaves no job behind: the list is free for the next one.
+    const refused = new Error('Temporal unavailable');
+    await expect(
+      createVerificationJob(orm.em.fork(), organizationId, list, 'smtp_only', async () => {
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    const [jobs] = await rows(`select count(*)::int as n from verification_job where list_id = ?`, [list]);
+    expect(jobs).toEqual({ n: 0 });
+
+    // What the workflow's plan step does first, from another connection, while the job's transaction is still open:
+    // it waits, then finds the job with its first range.
+    let planned: Promise<number> | undefined;
+    const created = await createVerificationJob(orm.em.fork(), organizationId, list, 'smtp_only', async (jobId) => {
+      planned = awaitJobCreation(orm.em.fork(), jobId).then(async () => Number((await rows(`select count(*)::int as n from verification_result where job_id = ?`, [jobId]))[0]!.n));
+      await expect(Promise.race([planned, sleep(300).then(() => 'waiting')])).resolves.toBe('waiting');
+    });
+    await expect(planned).resolves.toBe(70);
+    expect(created.job).toMatchObject({ totalEmails: 70, snapshotSeq: null });
   });
 
   it('doubles each range: 5,000 addresses with the job, then twice what is written', async () => {
