@@ -36,7 +36,7 @@ export async function createVerificationJob(
   organizationId: string,
   listId: string,
   method: VerificationMethod,
-  start: (jobId: string) => Promise<unknown> = async () => undefined,
+  start: (jobId: string) => Promise<unknown>,
 ): Promise<VerificationJobView & { job: IVerificationJob }> {
   return em.transactional(async (tx) => {
     const db = kysely(tx);

@@ -31,6 +31,9 @@ let orm: Orm;
 const organizationId = randomUUID();
 const listId = randomUUID();
 
+/** The repository's steps alone: no workflow is started for these jobs. */
+const noWorkflow = async () => undefined;
+
 async function rows(sql: string, params: unknown[] = []) {
   return orm.em.fork().execute(sql, params);
 }
@@ -65,7 +68,7 @@ async function resultCount(jobId: string) {
 
 describe('the verification snapshot in ranges', () => {
   it('writes the first domains with the job, counts the rest after, writes range by range, each address once, recounting a changed list', async () => {
-    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
+    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only', noWorkflow);
     const jobId = created.job.id;
     // Every address is held twice: the first range's FIRST_RANGE_ADDRESSES index entries are half as many addresses.
     const firstDomains = FIRST_RANGE_ADDRESSES / 2 / PER_DOMAIN;
@@ -114,7 +117,7 @@ describe('the verification snapshot in ranges', () => {
 
   it('counts the rest in the next range when the creating request died before it did', async () => {
     await rows(`update verification_job set verification_stage = 'completed' where list_id = ?`, [listId]);
-    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
+    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only', noWorkflow);
     const jobId = created.job.id;
     expect(created.job.domainsCounted).toBe(false);
     // The domains counted only now are fewer than twice the first range's addresses: all of them written at once.
@@ -127,7 +130,7 @@ describe('the verification snapshot in ranges', () => {
 
   it('writes the next range after the count it waited for, knowing every domain that count added', async () => {
     await rows(`update verification_job set verification_stage = 'completed' where list_id = ?`, [listId]);
-    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
+    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only', noWorkflow);
     const jobId = created.job.id;
     let next: ReturnType<typeof writeNextSnapshotRange> | undefined;
     // The creating request's count holds the job row while the workflow's next range asks for it.
@@ -155,7 +158,7 @@ describe('the verification snapshot in ranges', () => {
        from unnest(array[null, null, 'no-domain', 'a@small.test', 'b@small.test', 'A@small.test', 'c@other.test']) e`,
       [organizationId, small],
     );
-    const created = await createVerificationJob(orm.em.fork(), organizationId, small, 'smtp_only');
+    const created = await createVerificationJob(orm.em.fork(), organizationId, small, 'smtp_only', noWorkflow);
     expect(created.job).toMatchObject({ totalEmails: 4, domainsCounted: true, snapshotSeq: null });
     const written = await rows(`select email from verification_result where job_id = ? order by email`, [created.job.id]);
     expect(written.map((r) => r.email)).toEqual(['a@small.test', 'b@small.test', 'c@other.test', 'no-domain']);
@@ -192,7 +195,7 @@ describe('the verification snapshot in ranges', () => {
 
   it('doubles each range: 5,000 addresses with the job, then twice what is written', async () => {
     await rows(`update verification_job set verification_stage = 'completed' where list_id = ?`, [listId]);
-    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only');
+    const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only', noWorkflow);
     const jobId = created.job.id;
     await countJobDomains(orm.em.fork(), jobId);
     // Domains counted at 1,000 addresses with 5 of them written: the next range holds about twice that, 10 domains.
