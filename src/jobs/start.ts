@@ -19,9 +19,10 @@ export interface WorkflowStart<W extends Workflow> {
 
 /**
  * The one way every job kind (and each single request) starts its workflow: one id convention, the search
- * attributes operators filter by, one task queue. A job whose workflow cannot start is taken back (`rollback`
- * deletes it) before the error goes on: without its workflow it would sit pending forever, and a verification
- * job would block its list.
+ * attributes operators filter by, one task queue. A job whose workflow cannot start is taken back before the error
+ * goes on: without its workflow it would sit pending forever. A job already committed passes `rollback` (it deletes
+ * the job); a verification job's workflow starts inside the job's creating transaction, which the error rolls back
+ * (its first range is written meanwhile, src/verification/repository.ts), so it passes none.
  */
 export async function startWorkflow<W extends Workflow>(
   deps: { temporal: Client; config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> },
