@@ -385,7 +385,7 @@ export class HostChannel {
       try {
         while ((end = await this.#transaction(session, budget, () => (answered += 1))).drained) {
           // Between transactions the slot goes back to the ring when another owner waits for one.
-          if (this.#queue.waiting === 0 || this.#ctx.slots.othersWaiting(owner)) return;
+          if (this.#queue.waiting === 0 || session.quitting || this.#ctx.slots.othersWaiting(owner)) return;
           const rset = await session.rset();
           if (!isPositive(rset)) return;
           // A small job whose addresses joined this host's queue meanwhile is served next.
@@ -506,7 +506,7 @@ export class HostChannel {
    */
   #followProbes(tx: Transaction): boolean {
     const room = this.#ctx.batchSize - tx.batch.length;
-    if (room <= 0 || !tx.batch.every((item) => item.probe) || this.#quarantined()) return false;
+    if (room <= 0 || tx.session.quitting || !tx.batch.every((item) => item.probe) || this.#quarantined()) return false;
     const more = this.#takeShare(room);
     tx.batch.push(...more);
     return more.length > 0;
@@ -535,6 +535,7 @@ export class HostChannel {
           const tarpit = this.pacing.replied(delay, now);
           last = now;
           if (!this.#rcptAnswered(tx, halt, chunk[k], reply, attempt)) return false;
+          if (k === chunk.length - 2 && this.#endsSession(tx)) tx.session.sendQuit();
           // Waiting out the rest of a tarpit's window would cost what ending the session saves.
           if (tarpit) halt.stop = `${this.host} slowed down (${delay} ms for a reply)`;
           return halt.stop === null;
@@ -582,6 +583,14 @@ export class HostChannel {
     tx.settled += 1;
     tx.onAnswer();
     return true;
+  }
+
+  /**
+   * Asked with one reply of the transaction still to come: that reply ends it, and with nothing queued for the host
+   * and no address to follow it, the session would end after it too. Its QUIT may go out now.
+   */
+  #endsSession(tx: Transaction): boolean {
+    return tx.settled + 1 === tx.batch.length && this.#queue.waiting === 0 && !tx.batch.at(-1)?.follow;
   }
 
   /** After a window: the session's end (the egress refused, a stop, the rejection budget spent), or null to go on. */

@@ -65,6 +65,7 @@ export class SmtpSession {
   #mail: TranscriptLine[] = [];
   /** When each RCPT of the current transaction was written. */
   #rcptSentAt = new Map<string, string>();
+  #quitSent = false;
 
   private constructor(
     connection: SmtpConnection,
@@ -196,11 +197,32 @@ export class SmtpSession {
     return this.#connection.command('RSET');
   }
 
-  /** Polite goodbye: QUIT and wait (bounded) for the 221 and the server's close, then close whatever happened. */
+  /**
+   * QUIT written while RCPT replies are still on their way (RFC 2920 lets it end a group): the server answers it
+   * and closes right after the last of them, instead of a round trip later. The session asks nothing more.
+   */
+  sendQuit(): void {
+    if (this.#quitSent) return;
+    this.#quitSent = true;
+    this.#connection.send(['QUIT']);
+  }
+
+  /** QUIT is written: no further command may follow. */
+  get quitting(): boolean {
+    return this.#quitSent;
+  }
+
+  /**
+   * Polite goodbye: QUIT (unless written already) and wait (bounded) for the 221 and the server's close, then close
+   * whatever happened.
+   */
   async quit(): Promise<void> {
     if (!this.#connection.isOpen) return;
     try {
-      await this.#connection.command('QUIT');
+      if (!this.#quitSent) {
+        this.#quitSent = true;
+        await this.#connection.command('QUIT');
+      }
       await this.#connection.closeAfterPeer();
     } catch (error) {
       if (!(error instanceof SmtpConnectionError)) throw error;

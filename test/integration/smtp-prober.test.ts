@@ -421,6 +421,17 @@ describe('SmtpProber limits and failures', () => {
             { host: 'mx.deferred.test', preference: 10, ip: '127.0.0.70', behaviour: { deferAlways: true } },
           ],
         },
+        // Replies slow enough that a QUIT written behind the last RCPTs reaches the host before their replies leave.
+        'slow.test': {
+          mx: [
+            {
+              host: 'mx.slow.test',
+              preference: 10,
+              ip: '127.0.0.74',
+              behaviour: { mailboxes: ['a@slow.test', 'c@slow.test'], latencyMs: 150, starttls: false },
+            },
+          ],
+        },
         'hangup.test': {
           mx: [
             {
@@ -488,6 +499,20 @@ describe('SmtpProber limits and failures', () => {
     );
     expect(outcomes.map((o) => o.isCatchAll)).toEqual([true, true, true, true]);
     expect(world.maxConcurrentSessions()).toBe(2);
+  });
+
+  it('writes QUIT behind the last RCPTs of a session with nothing more to ask: the host closes a round trip sooner', async () => {
+    const prober = proberFor(world, { perHost: 1 });
+    const emails = ['a@slow.test', 'b@slow.test', 'c@slow.test'];
+    const outcome = await prober.probeDomain('slow.test', emails);
+    expect(outcome.outcomes.map((o) => o.result)).toEqual(['Valid', 'Invalid', 'Valid']);
+    const mx = host(world, 'mx.slow.test');
+    await eventually(() => mx.stats.activeSessions, (n) => n === 0, { what: 'the session closed', timeoutMs: 15_000 });
+    expect(mx.stats.log).toHaveLength(1);
+    const [session] = mx.stats.log;
+    // The catch-all probe, then the three addresses in one window; QUIT went out when the second of them was answered.
+    expect(session?.commands.map((line) => line.split(' ', 1)[0])).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'RCPT', 'RCPT', 'QUIT']);
+    expect(session?.rcptsUnansweredAtQuit).toBe(1);
   });
 
   it('gives up on an address that stays deferred after the bounded attempts', async () => {

@@ -82,6 +82,8 @@ class SessionBook {
   readonly #worldGauge: SessionGauge;
   readonly #byRemote = new Map<string, { record: SessionRecord; socket: Socket; finish: () => void; disconnected: () => void }>();
   readonly #bySource = new Map<string, SessionGauge>();
+  /** RCPT lines read and not answered yet, per session. */
+  readonly #unanswered = new WeakMap<SessionRecord, number>();
   readonly sockets = new Set<Socket>();
 
   constructor(worldGauge: SessionGauge) {
@@ -144,6 +146,11 @@ class SessionBook {
     this.sniff(tlsSocket, entry.record);
   }
 
+  /** A RCPT of the session is answered (its reply goes out now). */
+  rcptAnswered(record: SessionRecord | undefined): void {
+    if (record) this.#unanswered.set(record, (this.#unanswered.get(record) ?? 1) - 1);
+  }
+
   recordOf(session: SMTPServerSession): SessionRecord | undefined {
     return this.#byRemote.get(`${session.remoteAddress}:${session.remotePort}`)?.record;
   }
@@ -174,7 +181,11 @@ class SessionBook {
         this.stats.commandsByVerb[verb] = (this.stats.commandsByVerb[verb] ?? 0) + 1;
         if (verb === 'DATA' || verb === 'BDAT') this.stats.dataCommands += 1;
         if (verb === 'MAIL') record.firstMailAt ??= epochMs();
-        if (verb === 'QUIT') this.end(record);
+        if (verb === 'RCPT') this.#unanswered.set(record, (this.#unanswered.get(record) ?? 0) + 1);
+        if (verb === 'QUIT') {
+          record.rcptsUnansweredAtQuit = this.#unanswered.get(record) ?? 0;
+          this.end(record);
+        }
         if (verb === 'STARTTLS') {
           socket.removeListener('data', onData);
           return;
@@ -343,8 +354,12 @@ async function startSmtpHost(
       if (hungUp(session, count.commands)) return;
       later(() => callback(refusal(behaviour, 'MAIL', session.remoteAddress) ?? closing(count.commands)));
     },
-    onRcptTo(address, session, callback) {
+    onRcptTo(address, session, answer) {
       const record = book.recordOf(session);
+      const callback = (error: Error | null): void => {
+        book.rcptAnswered(record);
+        answer(error);
+      };
       const count = countersOf(record);
       count.commands += 1;
       count.rcpts += 1;
@@ -455,7 +470,7 @@ async function startRoundTripHost(
             sender,
           });
           const error = decision as (Error & { responseCode?: number }) | null;
-          reply(error ? `${error.responseCode} ${error.message}` : '250 2.1.5 OK', latency);
+          reply(error ? `${error.responseCode} ${error.message}` : '250 2.1.5 OK', latency, () => book.rcptAnswered(record));
         } else if (verb === 'QUIT') reply('221 2.0.0 Bye', 0, () => socket.end());
         else reply('502 5.5.2 Command not implemented', 0);
       }

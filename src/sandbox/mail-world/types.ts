@@ -123,6 +123,8 @@ export interface SessionRecord {
   acceptedAt: number;
   firstMailAt?: number;
   closedAt?: number;
+  /** RCPTs read and not yet answered when QUIT was read: a client that wrote its QUIT behind its last RCPTs. */
+  rcptsUnansweredAtQuit?: number;
 }
 
 /** What one host saw; tests assert on it ("never DATA", "one session", ...). */
