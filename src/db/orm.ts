@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
 import { type DatabaseLimits, pgOptions, watchReads } from './pg-options.ts';
+import { ReleasingPostgreSqlDriver } from './releasing-driver.ts';
 
 export const MIGRATIONS_PATH = path.join(import.meta.dirname, 'migrations');
 
@@ -12,6 +13,8 @@ const SCRIPT_LIMITS: DatabaseLimits = { connectTimeoutMs: 5_000, queryTimeoutMs:
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}, limits: DatabaseLimits = SCRIPT_LIMITS): Options {
   return defineConfig({
     clientUrl: databaseUrl,
+    // A transaction whose connection the server cut still gives that connection back (releasing-driver.ts).
+    driver: ReleasingPostgreSqlDriver,
     entities,
     extensions: [Migrator],
     // Requests and activities each fork their own EntityManager; the global one must never be used.
