@@ -3,6 +3,7 @@ import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/clie
 import { JOB_FAILED } from '../../src/errors.ts';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/search-attributes.ts';
 import { decisionUpdate } from '../../src/verification/messages.ts';
+import { startVerificationJob } from '../../src/verification/service.ts';
 import { expectError } from '../support/agent.ts';
 import { eventually } from '../support/eventually.ts';
 import type { Harness } from '../support/harness.ts';
@@ -75,6 +76,39 @@ describe('verification workflow', () => {
       'invalid_state',
     );
     expect(late.details.currentState).toBe('completed');
+  });
+
+  it('ends quietly when the request creating its job dies after starting it, before the job is committed', async () => {
+    const { agent, organizationId } = await h.signup();
+    const listId = await listWithEmails(agent, ['user0@good.test', 'user1@good.test']);
+    // The creating transaction's connection is cut right after the workflow started (found by the advisory lock it
+    // holds for the job): what a crash of the request between the start and the commit leaves behind.
+    let jobId = '';
+    const workflow = new Proxy(h.temporal.workflow, {
+      get(target, prop, receiver) {
+        if (prop !== 'start') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.start>) => {
+          const handle = await target.start(...args);
+          jobId = handle.workflowId.replace(/^verification-/, '');
+          await h.sql(
+            `select pg_terminate_backend(l.pid) from pg_locks l, hashtextextended('verification-create:' || ?, 0) k
+              where l.locktype = 'advisory' and l.classid::bigint = (k >> 32) & 4294967295 and l.objid::bigint = k & 4294967295`,
+            [jobId],
+          );
+          return handle;
+        };
+      },
+    });
+    const temporal = new Proxy(h.temporal, { get: (target, prop, receiver) => (prop === 'workflow' ? workflow : Reflect.get(target, prop, receiver)) });
+    const ctx = { em: h.orm.em.fork(), organizationId, temporal, config: h.config };
+    await expect(startVerificationJob(ctx, { listId, verificationMethod: 'smtp_only' })).rejects.toThrow();
+    expect(jobId).not.toBe('');
+    // Its plan step found no job once the transaction was gone, and the workflow ended without a trace.
+    await expectEndedOnJobGone(h, `verification-${jobId}`);
+    expect(await h.sql(`select count(*)::int as n from verification_job where list_id = ?`, [listId])).toEqual([{ n: 0 }]);
+    // The list is free for the next job, which runs to the end.
+    const next = await startJob(agent, listId, 'smtp_only');
+    expect((await waitForJob(agent, next.id, inStage('completed'))).totalEmails).toBe(2);
   });
 
   it('ends quietly when its list (and so the job) is deleted while it waits for a decision', async () => {
