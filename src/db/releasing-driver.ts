@@ -14,29 +14,23 @@ import { log } from '../log.ts';
  * the server cut (pg no longer counts it queryable); on a live one the ROLLBACK still runs before anything else on
  * it. A transaction that could not be rolled back on a live connection was never committed either.
  */
-function releasingDriver(driver: Driver): Driver {
-  const rollbackTransaction = async (connection: DatabaseConnection): Promise<void> => {
+function releaseAfterFailedRollback(driver: Driver): Driver {
+  const rollback = driver.rollbackTransaction.bind(driver);
+  driver.rollbackTransaction = async (connection: DatabaseConnection): Promise<void> => {
     try {
-      await driver.rollbackTransaction(connection);
+      await rollback(connection);
     } catch (error) {
       log.warn('transaction rollback failed; its connection goes back to the pool', { error: error instanceof Error ? error.message : String(error) });
     }
   };
-  return new Proxy(driver, {
-    get(target, property) {
-      if (property === 'rollbackTransaction') return rollbackTransaction;
-      // Bound to the driver itself: its methods read private fields, which a proxy as `this` does not have.
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return driver;
 }
 
 class ReleasingPostgreSqlConnection extends PostgreSqlConnection {
   override createKyselyDialect(overrides: Parameters<PostgreSqlConnection['createKyselyDialect']>[0]) {
     const dialect = super.createKyselyDialect(overrides);
     const createDriver = dialect.createDriver.bind(dialect);
-    dialect.createDriver = () => releasingDriver(createDriver());
+    dialect.createDriver = () => releaseAfterFailedRollback(createDriver());
     return dialect;
   }
 }
