@@ -637,6 +637,7 @@ describe('catch-all scores', () => {
         const first = await own.newPage();
         await first.goto(`${app!.url}/#/verification`);
         expect(await first.getByTestId('calibration-empty').textContent()).toMatch(/^No catch-all results yet/);
+        expect(await checkLayout(first, 'verification-calibration-empty'), 'verification-calibration-empty').toEqual(CLEAN_LAYOUT);
         await first.close();
         // Six Catch-All addresses, scored in the database as the assessment step would leave them.
         const scores = new Map([1, 2, 3, 5, 7, 9].map((score) => [`s${score}@${MAIL.catchAll}`, score]));

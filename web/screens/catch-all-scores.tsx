@@ -196,17 +196,22 @@ export function CatchAllCalibration() {
 /** The scores your results hold, each with its outcomes; what is missing said in words rather than as rows of zeros. */
 function CalibrationBands({ bands }: { bands: readonly CalibrationBand[] }) {
   const held = bands.filter((band) => band.results > 0);
-  if (held.length === 0)
-    return (
-      <p class="hint" data-testid="calibration-empty">
-        No catch-all results yet: once a verification job finds addresses on domains that accept every address, each
-        score they get shows here, with the bounces your sends report.
-      </p>
-    );
   return (
     <>
-      <DataTable columns={CALIBRATION_COLUMNS} rows={held} rowKey={(band) => band.score} testId="calibration" class="calibration" />
-      {held.every((band) => band.withOutcome === 0) && (
+      <DataTable
+        columns={CALIBRATION_COLUMNS}
+        rows={held}
+        rowKey={(band) => band.score}
+        testId="calibration"
+        class="calibration"
+        empty={
+          <span data-testid="calibration-empty">
+            No catch-all results yet: once a verification job finds addresses on domains that accept every address, each
+            score they get shows here, with the bounces your sends report.
+          </span>
+        }
+      />
+      {held.length > 0 && held.every((band) => band.withOutcome === 0) && (
         <p class="hint" data-testid="calibration-no-outcomes">
           No send outcome is reported for these results yet: import your sends' outcomes below to see how each score held
           up.
