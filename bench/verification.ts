@@ -4,6 +4,9 @@
  * default SMTP limits (SMTP_PROBE_CONCURRENCY 100, built-in provider table). Each figure is a ratio to the
  * ceiling concurrency / L, next to the same run's time with SMTP work in progress:
  *
+ * - history:  before flat and shared, BENCH_VERIFY_HISTORY_LEADS (300,000) leads of other lists, of which
+ *             BENCH_VERIFY_HISTORY_JOB (100,000) verified by an earlier job through the API, over 200 hosts of their own
+ *             (BENCH_VERIFY_HISTORY_JOB=0: an empty database);
  * - flat:     10,000 addresses over 200 domains, each on its own MX host (target ≥ 0.8), next to the
  *             floor the fleet itself allows: the same sessions with nothing but their round trips, and where the
  *             job's time went beside the floor's (to its first session, the sessions' openings and transactions,
@@ -13,7 +16,8 @@
  *             command L after it arrived (round-trip bound); never more sessions to it than its limit
  *             (target ≥ 0.6);
  * - large:    BENCH_VERIFY_LARGE addresses (100,000) over BENCH_VERIFY_LARGE_HOSTS hosts (2,000) on a database
- *             already holding 1,000,000 leads of other lists (target ≥ 0.7 of the ceiling), next to the floor
+ *             already holding 1,000,000 leads of other lists (and the history's, when flat or shared ran first)
+ *             (target ≥ 0.7 of the ceiling), next to the floor
  *             of the same sessions (target ≥ 0.85), with the history events of every workflow run and the
  *             peak RSS of the process (API + worker) while the job runs. Issue 21's 1,000,000-address job:
  *             BENCH_VERIFY_ONLY=large BENCH_VERIFY_LARGE=1000000 BENCH_VERIFY_LARGE_HOSTS=10000;
@@ -52,6 +56,8 @@ import type { FleetGroup, FleetSession } from './support/mail-fleet.ts';
 const LATENCY_MS = Number(process.env.BENCH_VERIFY_LATENCY_MS ?? 20);
 const ONLY = new Set((process.env.BENCH_VERIFY_ONLY ?? 'flat,shared,large,egress').split(','));
 const OTHER_LEADS = Number(process.env.BENCH_VERIFY_OTHER_LEADS ?? 1_000_000);
+const HISTORY_LEADS = Number(process.env.BENCH_VERIFY_HISTORY_LEADS ?? 300_000);
+const HISTORY_JOB = Math.min(HISTORY_LEADS, Number(process.env.BENCH_VERIFY_HISTORY_JOB ?? 100_000));
 const LARGE = Number(process.env.BENCH_VERIFY_LARGE ?? 100_000);
 const LARGE_HOSTS = Number(process.env.BENCH_VERIFY_LARGE_HOSTS ?? 2_000);
 const SHARED_HOST = process.env.BENCH_VERIFY_SHARED_HOST ?? 'mx.shared.bench';
@@ -59,7 +65,8 @@ const ORIGIN = 'http://bench.local';
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? LOCAL_ADMIN_URL;
 
 const EGRESS_HOST = 'mx.egress.bench';
-const GROUPS: Record<'flat' | 'shared' | 'large' | 'egress', FleetGroup> = {
+const GROUPS: Record<'history' | 'flat' | 'shared' | 'large' | 'egress', FleetGroup> = {
+  history: { prefix: 'h', domains: 200, perDomain: Math.ceil(HISTORY_JOB / 200) },
   flat: { prefix: 'f', domains: 200, perDomain: 50 },
   shared: { prefix: 's', domains: 200, perDomain: 50, shared: 100, sharedHost: SHARED_HOST },
   large: { prefix: 'l', domains: LARGE_HOSTS, perDomain: Math.ceil(LARGE / LARGE_HOSTS) },
@@ -168,7 +175,9 @@ try {
   const temporal = await startScratchTemporal();
   cleanups.unshift(temporal.teardown);
 
+  const withHistory = (ONLY.has('flat') || ONLY.has('shared')) && HISTORY_LEADS > 0;
   const groups = (['flat', 'shared', 'large', 'egress'] as const).filter((g) => ONLY.has(g)).map((g) => GROUPS[g]);
+  if (withHistory && HISTORY_JOB > 0) groups.unshift(GROUPS.history);
   step(`SMTP fleet: ${groups.map((g) => `${g.domains} ${g.prefix}-domains`).join(', ')}; ${LATENCY_MS} ms per reply`);
   const fleet = forkChild('support/mail-fleet.ts', { env: { ...process.env, FLEET_GROUPS: JSON.stringify(groups), FLEET_LATENCY_MS: String(LATENCY_MS) } });
   cleanups.unshift(fleet.stop);
@@ -257,6 +266,18 @@ try {
     return list.body.id as string;
   }
 
+  /** `count` leads of a list of their own, none on a bench host, inserted set-based. */
+  async function otherLeads(count: number, name: string): Promise<void> {
+    const list = await agent.post('/api/lists', { name });
+    if (list.status !== 201) throw new Error(`list failed: ${list.status} ${list.text}`);
+    await sql(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+       select gen_random_uuid(), l.organization_id, l.id, 'someone' || g || '@elsewhere.example', 'manual', now(), now()
+       from lead_list l, generate_series(1, ?) g where l.id = ?`,
+      [count, list.body.id],
+    );
+  }
+
   /** When the job's event stream (SSE, read as a browser reads it) shows `completed`. */
   async function sseCompleted(owner: Agent, jobId: string): Promise<number> {
     const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -336,6 +357,19 @@ try {
       `  ${name.padEnd(9)} ${count.toLocaleString('en')} addresses in ${(wallMs / 1000).toFixed(2)} s client-observed = ${Math.round(rate)}/s = ${(rate / ceiling).toFixed(2)} of the ceiling (target ≥ ${target}: ${rate / ceiling >= target ? 'OK' : 'MISSED'}); SMTP work in progress ${(smtpMs / 1000).toFixed(2)} s (${(count / (smtpMs / 1000) / ceiling).toFixed(2)} of the ceiling)`,
     );
   };
+
+  if (withHistory) {
+    // As a service in use holds: other lists' leads, and the results of an earlier job run through the API.
+    step(`history: ${HISTORY_LEADS.toLocaleString('en')} leads of other lists, ${HISTORY_JOB.toLocaleString('en')} of them verified by an earlier job`);
+    const earlier = HISTORY_JOB > 0 ? await clientRun(agent, await generatedList(agent, GROUPS.history, HISTORY_JOB, 'history')) : null;
+    await otherLeads(HISTORY_LEADS - HISTORY_JOB, 'history, not verified');
+    // The seeding's burst of WAL would otherwise start a checkpoint inside the next job: a database that already holds
+    // these rows has written them out long before.
+    await sql('checkpoint');
+    report.push(
+      `  history   the flat and shared jobs ran on a database holding ${HISTORY_LEADS.toLocaleString('en')} leads of other lists and the ${HISTORY_JOB.toLocaleString('en')} results of an earlier job${earlier ? ` (${((earlier.ended - earlier.started) / 1000).toFixed(1)} s)` : ''}`,
+    );
+  }
 
   for (const name of ['flat', 'shared'] as const) {
     if (!ONLY.has(name)) continue;
@@ -417,13 +451,7 @@ try {
   if (ONLY.has('large')) {
     const group = GROUPS.large;
     step(`large: ${OTHER_LEADS.toLocaleString('en')} leads of other lists (set-based, not analyzed)`);
-    const other = await agent.post('/api/lists', { name: 'other leads' });
-    await sql(
-      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
-       select gen_random_uuid(), l.organization_id, l.id, 'someone' || g || '@elsewhere.example', 'manual', now(), now()
-       from lead_list l, generate_series(1, ?) g where l.id = ?`,
-      [OTHER_LEADS, other.body.id],
-    );
+    await otherLeads(OTHER_LEADS, 'other leads');
     step('large: warm-up job (every host once)');
     await clientRun(agent, await generatedList(agent, group, 2 * group.domains, 'large warm-up'));
     // The floor of the first-address wait: a list written whole before the POST answers, the same path after it.
