@@ -13,7 +13,7 @@ import type { ActivityDeps } from './deps.ts';
 import { toActivityFailure } from './provider-failure.ts';
 import { probeSlice, type SliceInput } from '../src/verification/engine.ts';
 import { awaitJobCreation, writeNextSnapshotRange } from '../src/verification/repository-snapshot.ts';
-import { analyzeLeadsIfMisjudged } from '../src/verification/repository-write-back.ts';
+import { analyzeListIds, leadsMisjudged } from '../src/verification/repository-write-back.ts';
 import { retryDeferred } from '../src/verification/engine-greylist.ts';
 import { assessCatchAlls, learnTemplates } from '../src/verification/engine-catch-all.ts';
 import { hasUnscoredCatchAll } from '../src/verification/repository-catch-all.ts';
@@ -33,6 +33,8 @@ export interface SmtpPlan {
   writtenSeq: number;
   sliceSize: number;
   window: number;
+  /** The planner misjudges the job's list: `analyzeListIds` should run beside the first slices (absent in older histories). */
+  analyzeLeads?: boolean;
 }
 
 /** When the later greylisting passes are due (SMTP_GREYLIST_SCHEDULE) and how many addresses wait for them. */
@@ -63,8 +65,18 @@ export function verificationActivities(deps: ActivityDeps) {
       const sliceSize = Math.max(1, Math.ceil(config.SMTP_PROBE_CONCURRENCY / 4));
       const { domainCount, counting, writtenSeq, totalEmails } = await smtpStageExtent(em, jobId);
       // While the job is still counted, its total so far (the first range's) is the bound the list is judged by.
-      if (await analyzeLeadsIfMisjudged(em, listId, totalEmails)) log.info('lead table analyzed: the planner did not know the job’s list');
-      return { domainCount, counting, writtenSeq, sliceSize, window: 8 };
+      const analyzeLeads = await leadsMisjudged(em, listId, totalEmails);
+      return { domainCount, counting, writtenSeq, sliceSize, window: 8, analyzeLeads };
+    },
+
+    /**
+     * The lead statistics the first write-back needs when the planner misjudged the list (repository-write-back.ts):
+     * run beside the first slices, whose first results are stored a few round trips later, rather than before them
+     * (40–80 ms before the first RCPT on a freshly imported list among 310,000 leads).
+     */
+    async analyzeLeads(): Promise<void> {
+      await analyzeListIds(orm.em.fork());
+      log.info('lead table analyzed: the planner did not know a job’s list');
     },
 
     /** The job's next range of addresses (repository-snapshot.ts); returns the last domain seq now written and how many the job has. */

@@ -251,6 +251,8 @@ async function runSmtpStage(
 ): Promise<number | null> {
   const { jobId, method } = input;
   const plan = await db().planSmtpStage({ jobId });
+  // Beside the first slices, not before them; only the write-back's speed depends on it.
+  const analyzed = plan.analyzeLeads ? dbTasks.analyzeLeads().catch(() => undefined) : undefined;
   let writtenSeq = patched('snapshot-ranges') ? plan.writtenSeq : plan.domainCount;
   // Until the job's count is finished, more domains than counted may follow; the next range's answer says how many.
   let domainCount = plan.counting ? Number.MAX_SAFE_INTEGER : plan.domainCount;
@@ -281,6 +283,7 @@ async function runSmtpStage(
     if (running.size === 0) break;
     running.delete(await Promise.race(running.values()));
   }
+  await analyzed;
   return nextSeq <= domainCount ? nextSeq : null;
 }
 

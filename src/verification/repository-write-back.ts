@@ -17,7 +17,7 @@ const STORED_DOMAIN_SQL = LEAD_EMAIL_DOMAIN_SQL.replaceAll('email_key', 's.email
  * index condition whose array every per-row lookup sorted again: 18 % of PostgreSQL's CPU in a 10,000-address job).
  * That holds while the planner knows the list: when its statistics
  * say the list holds one lead, every list_id index ties with these two, and one that reads the whole
- * list may win (`analyzeLeadsIfMisjudged`, below, runs before the first batch for that reason).
+ * list may win (`leadsMisjudged`, below, has the list analyzed beside the first slices for that reason).
  * Parameter: the job id.
  */
 export const WRITE_BATCH_TO_LEADS = `matched as (
@@ -42,21 +42,22 @@ export const WRITE_BATCH_TO_LEADS = `matched as (
 export const LEAST_ADDRESSES_TO_ANALYZE = 1_000;
 
 /**
- * How many leads of the list the planner believes there are, against the job's `addresses`. Every batch's
+ * Whether the planner misjudges the list by more than ten times against the job's `addresses`. Every batch's
  * write-back above looks its addresses up by (list_id, email_key); when the statistics have never seen the list
  * (imported a moment ago, before autovacuum's analyze) the planner believes it holds one lead, and every index that
  * starts with list_id then costs the same as the right one: it took the (list_id, network_url) index and read the
- * whole list for each address (0.7 ms an address on a 10,000-lead list, 160–700 ms a batch). A planner that
- * misjudges the list by more than ten times gets list_id analyzed once, before the first batch: the one statistic it
- * misjudges. The whole table's analyze took four times as long where leads carry names, company, title and phone
- * (183–202 ms against 42–45 ms on 310,000 leads), on the way to the job's first RCPT.
+ * whole list for each address (0.7 ms an address on a 10,000-lead list, 160–700 ms a batch). A misjudged list gets
+ * list_id analyzed once (`analyzeListIds`), the one statistic it misjudges. The whole table's analyze took four times
+ * as long where leads carry names, company, title and phone (183–202 ms against 42–45 ms on 310,000 leads).
  */
-export async function analyzeLeadsIfMisjudged(em: EntityManager, listId: string, addresses: number): Promise<boolean> {
+export async function leadsMisjudged(em: EntityManager, listId: string, addresses: number): Promise<boolean> {
   if (addresses < LEAST_ADDRESSES_TO_ANALYZE) return false;
   const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`
     explain (format json) select 1 from lead where list_id = ${listId}`.execute(em.getKysely());
   const believed = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
-  if (believed * 10 >= addresses) return false;
+  return believed * 10 < addresses;
+}
+
+export async function analyzeListIds(em: EntityManager): Promise<void> {
   await sql`analyze lead (list_id)`.execute(em.getKysely());
-  return true;
 }

@@ -407,6 +407,36 @@ describe('smtp_only', () => {
     expect(await waitForJob(agent, fallback.id, inStage('completed'))).toMatchObject({ userDecision: 'accept_current', apiVerifiedEmails: 0 });
   });
 
+  it('has a list the planner has never seen analyzed beside the first slices, not before them', async () => {
+    const { agent } = await h.signup();
+    const count = 2000;
+    const believed = async (listId: string) => {
+      const [row] = await h.sql(`explain (format json) select 1 from lead where list_id = ?`, [listId]);
+      return row['QUERY PLAN'][0].Plan['Plan Rows'] as number;
+    };
+    // Autovacuum's own analyze would teach the planner the list first.
+    await h.sql(`alter table lead set (autovacuum_enabled = false)`);
+    let jobId: string;
+    try {
+      // No mail host: decided by DNS alone, so the job is quick; its results are still written onto the leads.
+      const listId = await listWithEmails(agent, Array.from({ length: count }, (_, i) => `lead${i}@nomail.test`));
+      expect(await believed(listId)).toBeLessThan(count / 10);
+      jobId = (await startJob(agent, listId, 'smtp_only')).id;
+      expect(await waitForJob(agent, jobId, inStage('completed'))).toMatchObject({ smtpInvalidCount: count });
+      expect(await believed(listId)).toBeGreaterThanOrEqual(count / 10);
+    } finally {
+      await h.sql(`alter table lead reset (autovacuum_enabled)`);
+    }
+    const { events } = await h.temporal.workflow.getHandle(`verification-${jobId}`).fetchHistory();
+    const scheduled = (events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      return a ? [{ type: a.activityType?.name, task: String(a.workflowTaskCompletedEventId) }] : [];
+    });
+    const analyze = scheduled.find((a) => a.type === 'analyzeLeads');
+    // The same workflow task schedules the analysis and the first slice: the first RCPT does not wait for it.
+    expect(analyze?.task).toBe(scheduled.find((a) => a.type === 'probeDomainSlice')?.task);
+  });
+
   it('shows isCatchAll null while a domain is undetermined, then true or false', async () => {
     const { agent } = await h.signup();
     const listId = await listWithEmails(agent, [
