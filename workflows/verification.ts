@@ -251,7 +251,7 @@ async function runSmtpStage(
 ): Promise<number | null> {
   const { jobId, method } = input;
   const plan = await db().planSmtpStage({ jobId });
-  // Beside the first slices, not before them; only the write-back's speed depends on it.
+  // Beside the first slices, not before them. Caught: a stage that fails before awaiting it must not leave it rejected.
   const analyzed = plan.analyzeLeads ? dbTasks.analyzeLeads().catch(() => undefined) : undefined;
   let writtenSeq = patched('snapshot-ranges') ? plan.writtenSeq : plan.domainCount;
   // Until the job's count is finished, more domains than counted may follow; the next range's answer says how many.
