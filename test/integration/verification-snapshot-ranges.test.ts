@@ -215,6 +215,36 @@ describe('the verification snapshot in ranges', () => {
     expect(text).not.toMatch(/Seq Scan on lead/);
   });
 
+  it('writes the next range of a list the statistics have never seen through the list-by-domain index', async () => {
+    const fresh = randomUUID();
+    await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'unseen', now(), now())`, [
+      fresh,
+      organizationId,
+    ]);
+    // Addresses alone, as most imported lists hold: the (list_id, network_url) index, its empty URLs deduplicated, is the
+    // smallest that starts with list_id, and the one a plan that believes the list holds a lead or two took.
+    await rows(
+      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+       select gen_random_uuid(), ?, ?, 'u' || n || '@unseen' || (n % 200) || '.snapshot.test', 'import', now(), now()
+       from generate_series(1, 20000) n`,
+      [organizationId, fresh],
+    );
+    const jobId = (await createVerificationJob(orm.em.fork(), organizationId, fresh, 'smtp_only', noWorkflow)).job.id;
+    // Counted by the creating request, as it is once it answers: the next range is written without counting first.
+    await countJobDomains(orm.em.fork(), jobId);
+    // What this transaction's statements read, index by index (the next range's own transaction nests in it).
+    const scans = await orm.em.fork().transactional(async (tx) => {
+      await writeNextSnapshotRange(tx, jobId);
+      const used = await tx.execute(
+        `select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid
+         where i.indrelid = 'lead'::regclass and pg_stat_get_xact_numscans(c.oid) > 0`,
+      );
+      return used.map((r) => r.name as string);
+    });
+    expect(scans).toEqual(['lead_list_id_email_domain_index']);
+    expect(await resultCount(jobId)).toBeGreaterThan(FIRST_RANGE_ADDRESSES);
+  });
+
   it('counts a list the statistics have never seen in one pass of the domain index, without a sort', async () => {
     const fresh = randomUUID();
     await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'fresh', now(), now())`, [
