@@ -76,9 +76,9 @@ export const RANGE_END_SQL = `with r as (select seq, sum(email_count) over (orde
 
 /**
  * The addresses of the domains numbered afterSeq+1..toSeq, one index range of the list per domain (LATERAL, so the
- * plan stays a lookup per domain whatever the statistics say; in the domain index with sorting off, below). Row ids stay UUIDv7 and unique at a fraction of the
- * cost of one per row (2 s at 1,000,000): the statement draws one, keeps its first 28 characters (time, version,
- * variant and 42 random bits) and counts its rows in the last 8 hex digits.
+ * plan stays a lookup per domain whatever the statistics say; the domain index's, with sorting off: below). Row ids
+ * stay UUIDv7 and unique at a fraction of the cost of one per row (2 s at 1,000,000): the statement draws one, keeps
+ * its first 28 characters (time, version, variant and 42 random bits) and counts its rows in the last 8 hex digits.
  * Parameters: list, job, afterSeq, toSeq.
  */
 export const WRITE_RANGE_SQL = `insert into verification_result (id, job_id, email, domain)
