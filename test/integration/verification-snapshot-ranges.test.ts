@@ -66,6 +66,19 @@ async function resultCount(jobId: string) {
   return Number(row!.n);
 }
 
+/** A list of 20,000 leads holding an address alone, over `domains` domains, that no analyze has seen. */
+async function unseenList(name: string, domains: number): Promise<string> {
+  const id = randomUUID();
+  await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, ?, now(), now())`, [id, organizationId, name]);
+  await rows(
+    `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
+     select gen_random_uuid(), ?, ?, ? || n || '@' || ? || (n % ?) || '.snapshot.test', 'import', now(), now()
+     from generate_series(1, 20000) n`,
+    [organizationId, id, name, name, domains],
+  );
+  return id;
+}
+
 describe('the verification snapshot in ranges', () => {
   it('writes the first domains with the job, counts the rest after, writes range by range, each address once, recounting a changed list', async () => {
     const created = await createVerificationJob(orm.em.fork(), organizationId, listId, 'smtp_only', noWorkflow);
@@ -216,19 +229,9 @@ describe('the verification snapshot in ranges', () => {
   });
 
   it('writes the next range of a list the statistics have never seen through the list-by-domain index', async () => {
-    const fresh = randomUUID();
-    await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'unseen', now(), now())`, [
-      fresh,
-      organizationId,
-    ]);
     // Addresses alone, as most imported lists hold: the (list_id, network_url) index, its empty URLs deduplicated, is the
     // smallest that starts with list_id, and the one a plan that believes the list holds a lead or two took.
-    await rows(
-      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
-       select gen_random_uuid(), ?, ?, 'u' || n || '@unseen' || (n % 200) || '.snapshot.test', 'import', now(), now()
-       from generate_series(1, 20000) n`,
-      [organizationId, fresh],
-    );
+    const fresh = await unseenList('unseen', 200);
     const jobId = (await createVerificationJob(orm.em.fork(), organizationId, fresh, 'smtp_only', noWorkflow)).job.id;
     // Counted by the creating request, as it is once it answers: the next range is written without counting first.
     await countJobDomains(orm.em.fork(), jobId);
@@ -246,17 +249,7 @@ describe('the verification snapshot in ranges', () => {
   });
 
   it('counts a list the statistics have never seen in one pass of the domain index, without a sort', async () => {
-    const fresh = randomUUID();
-    await rows(`insert into lead_list (id, organization_id, name, created_at, updated_at) values (?, ?, 'fresh', now(), now())`, [
-      fresh,
-      organizationId,
-    ]);
-    await rows(
-      `insert into lead (id, organization_id, list_id, email, source, created_at, updated_at)
-       select gen_random_uuid(), ?, ?, 'f' || n || '@fresh' || (n % 300) || '.snapshot.test', 'import', now(), now()
-       from generate_series(1, 20000) n`,
-      [organizationId, fresh],
-    );
+    const fresh = await unseenList('fresh', 300);
     const job = randomUUID();
     const plans = await orm.em.fork().transactional(async (tx) => {
       await tx.execute(DOMAIN_ORDER_ONLY_SQL);
