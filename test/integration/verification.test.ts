@@ -429,8 +429,9 @@ describe('smtp_only', () => {
       jobId = (await startJob(agent, listId, 'smtp_only')).id;
       const decided = await waitForJob(agent, jobId, (job) => job.smtpInvalidCount === count);
       expect(decided.verificationStage).toBe('smtp_verifying');
+      // (Another test's analyze may be waiting beside it.)
       const waiting = await locker.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'analyze lead%'`);
-      expect(waiting.rows[0].n).toBe(1);
+      expect(waiting.rows[0].n).toBeGreaterThanOrEqual(1);
     } finally {
       await locker.query('rollback');
       await locker.end();
