@@ -15,6 +15,7 @@ import type { Agent } from '../support/agent.ts';
 import { createKey } from '../support/auth-cases.ts';
 import { settledJob } from '../support/enrichment/helpers.ts';
 import { eventually } from '../support/eventually.ts';
+import { scheduledActivities } from '../support/history.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { ensureMaintenance, maintenanceWorkflowId } from '../../src/temporal/maintenance.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
@@ -97,6 +98,16 @@ describe('record workflow histories', () => {
     const api = await startJob(agent, listId, 'api_only');
     await waitForJob(agent, api.id, inStage('completed'));
     await save('verification-api-only', workflowId('verification', api.id));
+  });
+
+  it('verification: a list the planner has never seen, its lead statistics gathered beside the first slices', { timeout: 300_000 }, async () => {
+    // Decided by DNS alone: 2,000 addresses are quick, and at least a thousand are what an analyze is worth.
+    const listId = await listWithEmails(agent, Array.from({ length: 2000 }, (_, i) => `lead${i}@nomail.${SANDBOX_SUFFIX}`), 'Unseen');
+    const job = await startJob(agent, listId, 'smtp_only');
+    await waitForJob(agent, job.id, inStage('completed'));
+    const id = workflowId('verification', job.id);
+    expect(await scheduledActivities(h.temporal, id)).toContain('analyzeLeads');
+    await save('verification-analyze-beside-slices', id);
   });
 
   it('verification: deferred addresses finished before the schedule ran out', { timeout: 300_000 }, async () => {

@@ -17,7 +17,7 @@ describe('workflow replay', () => {
   it('replays every recorded history of a real job against the current workflow code', { timeout: 120_000 }, async () => {
     const histories = await recorded();
     expect(histories.map((h) => h.file.replace(/^\d{4}-\d{2}-\d{2}-|\.json$/g, ''))).toEqual(
-      expect.arrayContaining(['verification-smtp-only', 'verification-fallback-accept_current', 'verification-fallback-fill_all_gaps', 'verification-api-only', 'scrape-paused-resumed', 'enrichment-bulk', 'verify-single']),
+      expect.arrayContaining(['verification-smtp-only', 'verification-fallback-accept_current', 'verification-fallback-fill_all_gaps', 'verification-api-only', 'scrape-paused-resumed', 'enrichment-bulk', 'verify-single', 'verification-analyze-beside-slices']),
     );
     const failures: string[] = [];
     const results = Worker.runReplayHistories(
