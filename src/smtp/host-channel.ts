@@ -95,7 +95,13 @@ interface Transaction {
   /** Rejected RCPTs of this transaction, not yet counted in `budget`. */
   rejects: number;
   budget: RejectBudget;
+  hooks: SessionHooks;
+}
+
+/** What a session's transactions tell it: an address answered; the session is about to end (its QUIT is written). */
+interface SessionHooks {
   onAnswer: () => void;
+  freeingSoon: () => void;
 }
 
 /** Why a window stopped being read: a reply that ends the session, and the one that refused the egress, if any. */
@@ -342,6 +348,9 @@ export class HostChannel {
   async #runSession(): Promise<void> {
     let release: (() => void) | null = null;
     let lease: SessionLease | null = null;
+    // One try at the lease as soon as the slot is promised (a session about to end still holds it): it is ready when
+    // the slot is freed. Should that try find the host full, the lease is waited for once the slot is granted.
+    let early: Promise<SessionLease | null> | null = null;
     let session: SmtpSession | null = null;
     const sockets = new OpenSockets();
     const metric = { mx_provider: this.provider, egress: this.#ctx.egress };
@@ -351,11 +360,14 @@ export class HostChannel {
       owner = this.#ownerWithoutSession() ?? this.#queue.leastQueuedOwner();
       if (owner === undefined) return;
       this.#countSession(owner, 1);
-      release = await this.#ctx.slots.acquire(owner);
+      const shared = this.#ctx.budget;
+      const key = { egress: this.#ctx.egress, host: this.host };
+      const leaseFor = (budget: SharedBudget, once: boolean) =>
+        budget.acquire(key, this.pacing.limits, { mx_provider: this.provider }, this.#opening.signal, { once });
+      release = await this.#ctx.slots.acquire(owner, shared ? { promised: () => void (early ??= leaseFor(shared, true)) } : {});
       if (this.#queue.waiting === 0) return;
-      if (this.#ctx.budget) {
-        const key = { egress: this.#ctx.egress, host: this.host };
-        lease = await this.#ctx.budget.acquire(key, this.pacing.limits, { mx_provider: this.provider }, this.#opening.signal);
+      if (shared) {
+        lease = (early ? await early : null) ?? (await leaseFor(shared, false));
         if (lease === null || this.#queue.waiting === 0) return;
         this.pacing.adopt(lease.allowed, lease.patience);
       }
@@ -382,8 +394,10 @@ export class HostChannel {
       const trial = before !== 'trial' && this.pacing.patience === 'trial';
       let answered = 0;
       let end: SessionEnd = { drained: false, reason: 'nothing to ask' };
+      const slot = release;
+      const hooks: SessionHooks = { onAnswer: () => (answered += 1), freeingSoon: () => this.#ctx.slots.freeingSoon(slot) };
       try {
-        while ((end = await this.#transaction(session, budget, () => (answered += 1))).drained) {
+        while ((end = await this.#transaction(session, budget, hooks)).drained) {
           // Between transactions the slot goes back to the ring when another owner waits for one.
           if (this.#queue.waiting === 0 || session.quitting || this.#ctx.slots.othersWaiting(owner)) return;
           const rset = await session.rset();
@@ -414,10 +428,13 @@ export class HostChannel {
       if (session) {
         this.#openSessions -= 1;
         smtpOpenSessions.dec(metric);
+        if (release) this.#ctx.slots.freeingSoon(release);
         await session.quit().catch(() => undefined);
       }
       // The host counts a connection until its socket is closed: the slot is held until then (CONTRACT §11).
       await sockets.closeAll();
+      // A lease taken early and never used (the addresses went elsewhere meanwhile) is given back.
+      if (early && !lease) lease = await early;
       // The connection is closed: another session may have the slot while the lease's release is on its way (one of
       // this host already waiting for a slot may still find the lease counted and wait a poll, never past the limit).
       const released = lease?.release();
@@ -460,7 +477,7 @@ export class HostChannel {
    * One MAIL FROM and the batch's RCPTs. Returns 'drained' when the session may carry on with
    * another transaction, 'ended' when it must close (the rest of the batch is queued again).
    */
-  async #transaction(session: SmtpSession, budget: RejectBudget, onAnswer: () => void): Promise<SessionEnd> {
+  async #transaction(session: SmtpSession, budget: RejectBudget, hooks: SessionHooks): Promise<SessionEnd> {
     // Another session of this channel was refused as an egress meanwhile: this one asks no more either.
     if (this.#quarantined()) {
       this.#moveAway([]);
@@ -468,7 +485,7 @@ export class HostChannel {
     }
     const batch = this.#takeShare(this.#ctx.batchSize);
     if (batch.length === 0) return { drained: false, reason: 'nothing to ask' };
-    const tx: Transaction = { session, batch, settled: 0, rejects: 0, budget, onAnswer };
+    const tx: Transaction = { session, batch, settled: 0, rejects: 0, budget, hooks };
     try {
       return await this.#askBatch(tx);
     } catch (error) {
@@ -535,7 +552,10 @@ export class HostChannel {
           const tarpit = this.pacing.replied(delay, now);
           last = now;
           if (!this.#rcptAnswered(tx, halt, chunk[k], reply, attempt)) return false;
-          if (k === chunk.length - 2 && this.#endsSession(tx)) tx.session.sendQuit();
+          if (k === chunk.length - 2 && this.#endsSession(tx)) {
+            tx.session.sendQuit();
+            tx.hooks.freeingSoon();
+          }
           // Waiting out the rest of a tarpit's window would cost what ending the session saves.
           if (tarpit) halt.stop = `${this.host} slowed down (${delay} ms for a reply)`;
           return halt.stop === null;
@@ -581,7 +601,7 @@ export class HostChannel {
     const next = item?.follow?.();
     if (next) tx.batch.push(next);
     tx.settled += 1;
-    tx.onAnswer();
+    tx.hooks.onAnswer();
     return true;
   }
 

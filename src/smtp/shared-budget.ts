@@ -91,12 +91,14 @@ export class SharedBudget {
   /**
    * Waits until the host's budget (for this egress, across every process) lets one more session open and
    * takes a lease for it; null once `signal` aborts. A database that is down is waited for, not failed on.
+   * With `once`, a single try: null when the budget says wait (or the database did not answer).
    */
   async acquire(
     key: BudgetKey,
     limits: ProviderLimits,
     labels: { mx_provider: MxProvider },
     signal: AbortSignal,
+    { once = false }: { once?: boolean } = {},
   ): Promise<SessionLease | null> {
     const started = Date.now();
     let waited = false;
@@ -121,6 +123,7 @@ export class SharedBudget {
           log.warn('SMTP lease: the database did not answer; waiting', { error: String(error), host: key.host });
           delay = DOWN_RETRY_MS;
         }
+        if (once) return null;
         if (!waited) smtpLeaseWaits.inc(metric);
         waited = true;
         await sleep(delay, undefined, { signal }).catch(() => undefined);

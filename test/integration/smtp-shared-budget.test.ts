@@ -101,6 +101,8 @@ beforeAll(async () => {
   const restart = hostFor('mx.restart.test', '127.0.0.135', RESTART, { latencyMs: 30 });
   const reboot = hostFor('mx.reboot.test', '127.0.0.137', REBOOT, { latencyMs: 30 });
   const dead = hostFor('mx.dead-holder.test', '127.0.0.136', [DEAD]);
+  const ending = hostFor('mx.ending.test', '127.0.0.138', ['ending.test'], { latencyMs: 60 });
+  const next = hostFor('mx.next.test', '127.0.0.139', ['next.test']);
   world = await startMailWorld({
     domains: {
       ...Object.fromEntries(SHARED.map((d) => [d, { mx: [shared] }])),
@@ -111,6 +113,8 @@ beforeAll(async () => {
       'canary.test': { mx: [canary] },
       't.test': { mx: [throttling] },
       [DEAD]: { mx: [dead] },
+      'ending.test': { mx: [ending] },
+      'next.test': { mx: [next] },
     },
   });
 });
@@ -154,6 +158,29 @@ describe('one budget per (egress, MX host) across processes', () => {
     // The wait shows in /metrics, by provider and egress.
     const waits = (await smtpLeaseWaits.get()).values.find((v) => v.labels.egress === 'direct' && v.labels.mx_provider === 'other');
     expect(waits?.value).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a session waiting for the slot of one about to end takes its lease meanwhile, and opens once that one closes', async () => {
+    const granted: Array<[host: string, at: number]> = [];
+    class RecordingBudget extends SharedBudget {
+      override async acquire(...args: Parameters<SharedBudget['acquire']>) {
+        const lease = await super.acquire(...args);
+        if (lease) granted.push([args[0].host, performance.timeOrigin + performance.now()]);
+        return lease;
+      }
+    }
+    const prober = proberFor({ concurrency: 1, budget: new RecordingBudget(openPool(2), { holder: `test ${randomUUID()}` }) });
+    const first = probeAll(prober, ['ending.test']);
+    await eventually(() => host('mx.ending.test').stats.sessions, (n) => n === 1, { what: 'the first session open' });
+    expect(await probeAll(prober, ['next.test'])).toEqual(expected(['next.test']));
+    expect(await first).toEqual(expected(['ending.test']));
+    const [ended] = host('mx.ending.test').stats.log;
+    const [opened] = host('mx.next.test').stats.log;
+    const nextLease = granted.find(([name]) => name === 'mx.next.test')![1];
+    // Its QUIT went out with the last RCPT, two 60 ms replies before the close: the next lease came within them.
+    expect(nextLease).toBeLessThan(ended!.closedAt! - 30);
+    // One connection at a time still: the next session was accepted only after the first one closed.
+    expect(opened!.acceptedAt).toBeGreaterThanOrEqual(ended!.closedAt! - 5);
   });
 
   it('two processes taking leases of the same hosts in opposite orders, a statement each, neither fail nor share a slot', async () => {

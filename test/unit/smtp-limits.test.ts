@@ -144,11 +144,52 @@ describe('FairSlots', () => {
     expect(slots.inUse).toBe(0);
   });
 
+  it('promises a slot about to be freed to the waiter next in turn, tells it once, and hands it the slot when freed', async () => {
+    const slots = new FairSlots(2);
+    const big = await slots.acquire('big');
+    const other = await slots.acquire('big');
+    const told: string[] = [];
+    const granted: string[] = [];
+    const wait = (owner: string) =>
+      slots.acquire(owner, { promised: () => told.push(owner) }).then((release) => {
+        granted.push(owner);
+        return release;
+      });
+    const [small, later] = [wait('small'), wait('later')];
+    slots.freeingSoon(big);
+    slots.freeingSoon(big);
+    expect(told).toEqual(['small']);
+    // Promised, it has left the ring: the other slot freed first goes to the next in turn.
+    expect(slots.waiting).toBe(1);
+    other();
+    await tick();
+    expect(granted).toEqual(['later']);
+    big();
+    await tick();
+    expect(granted).toEqual(['later', 'small']);
+    (await small)();
+    (await later)();
+    expect(slots.inUse).toBe(0);
+  });
+
+  it('gives a promised slot to the next in turn when its waiter left meanwhile', async () => {
+    const slots = new FairSlots(1);
+    const held = await slots.acquire('a');
+    const controller = new AbortController();
+    const gone = slots.acquire('b', { signal: controller.signal, promised: () => controller.abort(new Error('not needed')) });
+    const next = slots.acquire('c');
+    slots.freeingSoon(held);
+    await expect(gone).rejects.toThrow('not needed');
+    held();
+    (await next)();
+    expect(slots.inUse).toBe(0);
+  });
+
   it('lets a waiter whose signal aborts leave the ring', async () => {
     const slots = new FairSlots(1);
     const held = await slots.acquire('a');
     const controller = new AbortController();
-    const gone = slots.acquire('b', controller.signal);
+    const gone = slots.acquire('b', { signal: controller.signal });
     controller.abort(new Error('cancelled'));
     await expect(gone).rejects.toThrow('cancelled');
     expect(slots.waiting).toBe(0);
