@@ -81,6 +81,8 @@ export interface WorkDomain {
   isCatchAll: boolean | null;
   /** The MX host an earlier page or attempt used, null when none did. */
   mxHost: string | null;
+  /** The domain's distinct addresses in the job (answered ones included, after a retry). */
+  emailCount: number;
 }
 
 /** Domains numbered fromSeq..toSeq whose SMTP work is not finished. */
@@ -92,7 +94,7 @@ export async function unfinishedDomains(
 ): Promise<WorkDomain[]> {
   return kysely(em)
     .selectFrom('verification_domain')
-    .select(['domain', 'isCatchAll', 'mxHost'])
+    .select(['domain', 'isCatchAll', 'mxHost', 'emailCount'])
     .where('job', '=', jobId)
     .where((eb) => eb.between('seq', fromSeq, toSeq))
     .where('smtpDoneAt', 'is', null)

@@ -447,6 +447,26 @@ describe('smtp_only', () => {
     expect(scheduled.find((a) => a.type === 'analyzeLeads')?.task).toBe(scheduled.find((a) => a.type === 'probeDomainSlice')?.task);
   });
 
+  it('writes the last answers of a slice in a small batch: what the end of the stage waits for', async () => {
+    const { agent } = await h.signup();
+    const emails = [
+      ...Array.from({ length: 100 }, (_, k) => knownAddress('good.test', k)),
+      ...Array.from({ length: 200 }, (_, k) => unknownAddress('good.test', k)),
+    ];
+    const job = await startJob(agent, await listWithEmails(agent, emails), 'smtp_only');
+    await waitForJob(agent, job.id, inStage('completed'));
+    // Each write is a statement of its own: its rows share their stamp (the statement's transaction time).
+    const writes = await h.sql(
+      `select count(*)::int as n from verification_result where job_id = ? group by smtp_checked_at order by smtp_checked_at`,
+      [job.id],
+    );
+    const sizes = writes.map((w: any) => w.n as number);
+    expect(sizes.reduce((a: number, b: number) => a + b, 0)).toBe(emails.length);
+    // The batches shrink with what is left of the slice: never over 250, and the last one at most 25.
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(250);
+    expect(sizes.at(-1)).toBeLessThanOrEqual(25);
+  });
+
   it('shows isCatchAll null while a domain is undetermined, then true or false', async () => {
     const { agent } = await h.signup();
     const listId = await listWithEmails(agent, [
