@@ -18,7 +18,7 @@ import type { BatchRun } from '../jobs/batch-run.ts';
 
 /** Addresses of one domain read (and handed to one probeDomain call) at a time. */
 const PAGE_SIZE = 1000;
-/** A write happens once this many outcomes are buffered, or after FLUSH_DELAY_MS. */
+/** A write happens once this many outcomes are buffered (fewer near the slice's end: OutcomeWriter), or after FLUSH_DELAY_MS. */
 const FLUSH_ROWS = 250;
 const FLUSH_DELAY_MS = 250;
 /** The smallest batch near the slice's end (see OutcomeWriter). */
